@@ -1,0 +1,373 @@
+package core
+
+// The operations of the spec, one function each, over the parsed query in s.q. Each
+// returns nil after writing a 2xx/304 into w, or the error to answer with.
+
+func (s *Server) index(req *Request, w *Response) *Error {
+	if e := s.q.unknown(""); e != nil {
+		return e
+	}
+	b := s.scratch[:0]
+	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
+	b = appendJSONString(b, s.cfg.BasePath+"/openapi.json")
+	b = append(b, `,"operations":[`...)
+	for i, op := range [...]string{"/depots", "/vehicles/availability", "/vehicles/{vehicleId}/accessories", "/vehicles/{vehicleId}/insurance-types", "/quotes"} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, "GET "+s.cfg.BasePath+op)
+	}
+	b = append(b, "]}"...)
+	s.scratch = b
+	s.static(req, w, b, string(appendETag(nil, b)))
+	return nil
+}
+
+func (s *Server) getDepots(req *Request, w *Response) *Error {
+	if e := s.q.unknown(""); e != nil {
+		return e
+	}
+	s.static(req, w, s.depots.body, s.depots.etag)
+	return nil
+}
+
+// appendDepots writes the Depot array of the spec.
+func appendDepots(b []byte, depots []Depot) []byte {
+	b = append(b, '[')
+	for i := range depots {
+		d := &depots[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendInt(b, d.ID)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, d.Name)
+		b = append(b, `,"pickup_times":`...)
+		b = appendSlots(b, d.PickupTimes)
+		b = append(b, `,"drop_off_times":`...)
+		b = appendSlots(b, d.DropOffTimes)
+		b = append(b, `,"opening_hours_description":`...)
+		b = appendJSONString(b, d.OpeningHours)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendSlots(b []byte, slots []TimeSlot) []byte {
+	b = append(b, '[')
+	for i, t := range slots {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"time":`...)
+		b = appendJSONString(b, t.Time)
+		b = append(b, `,"day":`...)
+		b = appendJSONString(b, t.Day)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// search reads the four search parameters shared by availability and quotes.
+func (s *Server) search(nowMs int64) (Search, *Error) {
+	var sr Search
+	var e *Error
+	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", "a depot id from GET "+s.cfg.BasePath+"/depots"); e != nil {
+		return sr, e
+	}
+	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", "a depot id from GET "+s.cfg.BasePath+"/depots"); e != nil {
+		return sr, e
+	}
+	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
+		return sr, e
+	}
+	if sr.DropOff, e = s.q.requiredDate("drop_off_date"); e != nil {
+		return sr, e
+	}
+	sr.Today = NZToday(floorDiv(nowMs, 1000))
+	return sr, nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func (s *Server) getAvailability(w *Response, nowMs int64) *Error {
+	sr, e := s.search(nowMs)
+	if e != nil {
+		return e
+	}
+	if e = s.q.unknown(accepted); e != nil {
+		return e
+	}
+	s.offers, e = s.cat.Availability(sr, s.offers[:0])
+	if e != nil {
+		return e
+	}
+	w.Status = 200
+	common(w, s.ccSearch)
+	b := append(w.Body, '[')
+	for i := range s.offers {
+		o := &s.offers[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"vehicleId":`...)
+		b = appendInt(b, o.Vehicle.ID)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, o.Vehicle.Name)
+		b = append(b, `,"rentalDailyRate":`...)
+		b = appendMoney(b, o.DailyRateCents)
+		b = append(b, `,"imageUrl":`...)
+		b = appendJSONString(b, o.Vehicle.ImageURL)
+		b = append(b, `,"days":`...)
+		b = appendInt(b, int64(o.Days))
+		b = append(b, `,"rentalFee":`...)
+		b = appendMoney(b, o.RentalCents)
+		b = append(b, `,"bookingUrl":"`...)
+		b = s.appendHandoff(b, &sr, o.Vehicle.ID)
+		b = append(b, `"}`...)
+	}
+	w.Body = append(b, ']')
+	return nil
+}
+
+// appendHandoff appends {web_url}/book with the search and the vehicle, as the website
+// takes them. Every value is an integer or a date: nothing needs escaping.
+func (s *Server) appendHandoff(b []byte, sr *Search, vehicleID int64) []byte {
+	b = append(b, s.cfg.WebURL...)
+	b = append(b, "/book?pick_up_depot_id="...)
+	b = appendInt(b, sr.PickUpDepot)
+	b = append(b, "&drop_off_depot_id="...)
+	b = appendInt(b, sr.DropOffDepot)
+	b = append(b, "&pick_up_date="...)
+	b = sr.PickUp.AppendTo(b)
+	b = append(b, "&drop_off_date="...)
+	b = sr.DropOff.AppendTo(b)
+	b = append(b, "&vehicle_id="...)
+	return appendInt(b, vehicleID)
+}
+
+// getExtras answers accessories and insurance-types. Without dates the lists are
+// static (cacheable, ETag); with both dates each item also carries its cost.
+func (s *Server) getExtras(req *Request, w *Response, route, vehicle string) *Error {
+	id, e := parseID("vehicleId", "path parameter vehicleId", vehicle)
+	if e != nil {
+		return e
+	}
+	pick, hasPick := s.q.get("pick_up_date")
+	drop, hasDrop := s.q.get("drop_off_date")
+	if e = s.q.unknown(acceptedExt); e != nil {
+		return e
+	}
+	v := s.cat.Vehicle(id)
+	if v == nil {
+		return Invalid("vehicleId", "path parameter vehicleId: vehicle "+string(appendInt(nil, id))+" does not exist; vehicle ids come from GET "+s.cfg.BasePath+"/vehicles/availability")
+	}
+	days := 0
+	if hasPick || hasDrop {
+		if !hasPick {
+			return Invalid("pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		if !hasDrop {
+			return Invalid("drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		p, e := parseDateParam("pick_up_date", pick)
+		if e != nil {
+			return e
+		}
+		d, e := parseDateParam("drop_off_date", drop)
+		if e != nil {
+			return e
+		}
+		if d < p {
+			return Invalid("drop_off_date", "drop_off_date "+d.String()+" is before pick_up_date "+p.String()+"; the drop-off date must be on or after the pick-up date")
+		}
+		days = int(d-p) + 1
+		if days > s.cat.MaxHireDays() {
+			return Invalid("drop_off_date", "the hire is "+string(appendInt(nil, int64(days)))+" days long; the longest hire is "+string(appendInt(nil, int64(s.cat.MaxHireDays())))+" days")
+		}
+	}
+	b := append(s.list[:0], '[')
+	if route == routeAccessories {
+		for i, a := range s.cat.Accessories(v) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendInt(b, a.ID)
+			b = append(b, `,"name":`...)
+			b = appendJSONString(b, a.Name)
+			b = append(b, `,"price":`...)
+			b = appendMoney(b, a.PriceCents)
+			if a.PerDay {
+				b = append(b, `,"priceUnit":"day"`...)
+			} else {
+				b = append(b, `,"priceUnit":"hire"`...)
+			}
+			if a.MaxChargeCents > 0 {
+				b = append(b, `,"maxCharge":`...)
+				b = appendMoney(b, a.MaxChargeCents)
+			}
+			b = append(b, `,"maxQuantity":`...)
+			b = appendInt(b, int64(a.MaxQuantity))
+			if days > 0 {
+				b = append(b, `,"cost":`...)
+				b = appendMoney(b, AccessoryCost(&a, days, 1))
+			}
+			b = append(b, '}')
+		}
+	} else {
+		for i, p := range s.cat.InsurancePlans(v) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendInt(b, p.ID)
+			b = append(b, `,"name":`...)
+			b = appendJSONString(b, p.Name)
+			b = append(b, `,"price":`...)
+			b = appendMoney(b, p.PriceCents)
+			b = append(b, `,"priceUnit":"day"`...)
+			if p.MaxDays > 0 {
+				b = append(b, `,"maxChargedDays":`...)
+				b = appendInt(b, int64(p.MaxDays))
+			}
+			if days > 0 {
+				b = append(b, `,"cost":`...)
+				b = appendMoney(b, InsuranceCost(&p, days))
+			}
+			b = append(b, '}')
+		}
+	}
+	b = append(b, ']')
+	s.list = b
+	if days > 0 {
+		w.Status = 200
+		common(w, s.ccSearch)
+		w.Body = append(w.Body, b...)
+		return nil
+	}
+	s.scratch = appendETag(s.scratch[:0], b)
+	s.static(req, w, b, bytesString(s.scratch))
+	return nil
+}
+
+func (s *Server) getQuote(w *Response, nowMs int64) *Error {
+	var qr QuoteRequest
+	var e *Error
+	if qr.Search, e = s.search(nowMs); e != nil {
+		return e
+	}
+	if qr.VehicleID, e = s.q.requiredID("vehicle_id", "a vehicleId from GET "+s.cfg.BasePath+"/vehicles/availability"); e != nil {
+		return e
+	}
+	ids, _ := s.q.get("accessory_ids")
+	if s.picks, e = parsePicks(ids, s.picks); e != nil {
+		return e
+	}
+	qr.Accessories = s.picks
+	if qr.InsuranceID, e = s.q.optionalID("insurance_id"); e != nil {
+		return e
+	}
+	if e = s.q.unknown(acceptedQ); e != nil {
+		return e
+	}
+	if e = s.cat.Quote(qr, &s.quote); e != nil {
+		return e
+	}
+	q := &s.quote
+	w.Status = 200
+	common(w, "no-store")
+	b := w.Body[:0]
+	b = append(b, `{"quoteId":"`...)
+	b = s.quoteID(b)
+	b = append(b, `","expiresAt":"`...)
+	b = appendRFC3339(b, floorDiv(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
+	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
+	b = appendMoney(b, q.RentalCents)
+	b = append(b, `,"routeFee":`...)
+	b = appendMoney(b, q.RouteCents)
+	b = append(b, `,"accessoriesFee":`...)
+	b = appendMoney(b, q.AccessoriesCents)
+	b = append(b, `,"insuranceFee":`...)
+	b = appendMoney(b, q.InsuranceCents)
+	b = append(b, `},"accessories":[`...)
+	for i := range q.Accessories {
+		a := &q.Accessories[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendInt(b, a.Accessory.ID)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, a.Accessory.Name)
+		b = append(b, `,"cost":`...)
+		b = appendMoney(b, a.CostCents)
+		b = append(b, `,"quantity":`...)
+		b = appendInt(b, int64(a.Quantity))
+		b = append(b, '}')
+	}
+	b = append(b, `],"insurance":`...)
+	if q.Insurance == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"id":`...)
+		b = appendInt(b, q.Insurance.ID)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, q.Insurance.Name)
+		b = append(b, `,"cost":`...)
+		b = appendMoney(b, q.InsuranceCents)
+		b = append(b, '}')
+	}
+	b = append(b, `,"totalAmount":`...)
+	b = appendMoney(b, q.TotalCents)
+	b = append(b, `,"note":`...)
+	b = appendJSONString(b, quoteNote)
+	b = append(b, `,"vehicleId":`...)
+	b = appendInt(b, q.Vehicle.ID)
+	b = append(b, `,"days":`...)
+	b = appendInt(b, int64(q.Days))
+	b = append(b, `,"checkoutUrl":"`...)
+	b = s.appendHandoff(b, &qr.Search, q.Vehicle.ID)
+	if q.Insurance != nil {
+		b = append(b, "&insurance_id="...)
+		b = appendInt(b, q.Insurance.ID)
+	}
+	if len(q.Accessories) > 0 {
+		b = append(b, "&accessory_ids="...)
+		n := 0
+		for _, a := range q.Accessories {
+			for k := 0; k < a.Quantity; k++ {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = appendInt(b, a.Accessory.ID)
+				n++
+			}
+		}
+	}
+	w.Body = append(b, `"}`...)
+	return nil
+}
+
+// appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".
+func appendRFC3339(b []byte, unix int64) []byte {
+	day := floorDiv(unix, 86400)
+	sec := unix - day*86400
+	b = Date(day).AppendTo(b)
+	b = append(b, 'T')
+	b = append2(b, sec/3600)
+	b = append(b, ':')
+	b = append2(b, sec/60%60)
+	b = append(b, ':')
+	b = append2(b, sec%60)
+	return append(b, 'Z')
+}
+
+func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }

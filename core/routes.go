@@ -1,0 +1,189 @@
+package core
+
+import "encoding/hex"
+
+// Server answers the API's requests. Build it once per instance with NewServer; it
+// keeps scratch buffers between requests and is not safe for concurrent use.
+type Server struct {
+	cfg    Config
+	cat    *Catalog
+	catErr error
+	now    func() int64 // unix milliseconds
+	random func([]byte)
+	limit  *Limiter
+
+	depots   cached // GET /depots: the same bytes for every request
+	q        query
+	offers   []Offer
+	picks    []Pick
+	quote    Quote
+	scratch  []byte
+	list     []byte
+	ccStatic string // Cache-Control of static answers
+	ccSearch string // Cache-Control of availability results
+}
+
+// NewServer returns a server over cat. catErr, when not nil, is why the catalog could
+// not be loaded: every API request then gets 503. now returns unix milliseconds;
+// random fills a slice with cryptographically random bytes (quote ids).
+func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random func([]byte)) *Server {
+	if cat == nil && catErr == nil {
+		catErr = errNoCatalog
+	}
+	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
+		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds),
+		ccStatic: "public, max-age=" + string(appendInt(nil, cfg.StaticMaxAge)),
+		ccSearch: "public, max-age=" + string(appendInt(nil, cfg.SearchMaxAge))}
+	if catErr == nil {
+		s.depots.set(appendDepots(nil, cat.Depots()))
+	}
+	return s
+}
+
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
+const errNoCatalog = constError("core: no catalog")
+
+// Route names, as written in the request log and the ":route" metadata header.
+const (
+	routeNone         = "-"
+	routeIndex        = "/"
+	routeDepots       = "/depots"
+	routeAvailability = "/vehicles/availability"
+	routeAccessories  = "/vehicles/{vehicleId}/accessories"
+	routeInsurance    = "/vehicles/{vehicleId}/insurance-types"
+	routeQuotes       = "/quotes"
+)
+
+// match returns the route for a path below the base path, and the vehicleId segment.
+func match(rest string) (route, vehicle string) {
+	switch rest {
+	case "", "/":
+		return routeIndex, ""
+	case "/depots":
+		return routeDepots, ""
+	case "/vehicles/availability":
+		return routeAvailability, ""
+	case "/quotes":
+		return routeQuotes, ""
+	}
+	const v = "/vehicles/"
+	if len(rest) > len(v) && rest[:len(v)] == v {
+		tail := rest[len(v):]
+		if i := indexByte(tail, '/'); i > 0 {
+			switch tail[i:] {
+			case "/accessories":
+				return routeAccessories, tail[:i]
+			case "/insurance-types":
+				return routeInsurance, tail[:i]
+			}
+		}
+	}
+	return routeNone, ""
+}
+
+// Handle answers req into w (which it resets first). It never panics on any input.
+func (s *Server) Handle(req *Request, w *Response) {
+	w.Reset()
+	target := req.Target
+	path, rawQuery := target, ""
+	if i := indexByte(target, '?'); i >= 0 {
+		path, rawQuery = target[:i], target[i+1:]
+	}
+	base := s.cfg.BasePath
+	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
+		w.SetHeader(":route", routeNone)
+		s.fail(w, req, NotFound("path", "no such path; the API lives under "+s.cfg.BasePath+"/ (its description: "+s.cfg.BasePath+"/openapi.json)"))
+		return
+	}
+	route, vehicle := match(path[len(base):])
+	w.SetHeader(":route", route)
+	if req.Method == "OPTIONS" {
+		s.preflight(req, w)
+		return
+	}
+	head := req.Method == "HEAD"
+	if req.Method != "GET" && !head {
+		w.SetHeader("allow", "GET, HEAD, OPTIONS")
+		s.fail(w, req, &Error{Kind: KindMethod, Param: "method", Message: "method " + clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+		return
+	}
+	// Every GET and HEAD counts against the client's limit, whatever it asks for.
+	nowMs := s.now()
+	v := s.limit.Take(clientKey(req), nowMs/1000)
+	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
+	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
+	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
+	s.scratch = append(s.scratch[:0], `"default";q=`...)
+	s.scratch = appendInt(s.scratch, v.Limit)
+	s.scratch = append(s.scratch, ";w="...)
+	s.scratch = appendInt(s.scratch, s.cfg.RateWindowSeconds)
+	w.SetHeaderBytes("ratelimit-policy", s.scratch)
+	s.scratch = append(s.scratch[:0], `"default";r=`...)
+	s.scratch = appendInt(s.scratch, v.Remaining)
+	s.scratch = append(s.scratch, ";t="...)
+	s.scratch = appendInt(s.scratch, v.Reset)
+	w.SetHeaderBytes("ratelimit", s.scratch)
+	if !v.Allowed {
+		s.tooMany(w, v)
+		return
+	}
+	if len(target) > maxTargetLen {
+		s.fail(w, req, Invalid("url", "the URL is longer than 4096 bytes (the limit)"))
+		return
+	}
+	if s.cfg.Maintenance || s.catErr != nil {
+		w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
+		msg := "the service is temporarily unavailable while its rental data is reloaded; retry after the Retry-After seconds"
+		if s.cfg.Maintenance {
+			msg = "the service is down for maintenance; retry after the Retry-After seconds"
+		}
+		s.fail(w, req, &Error{Kind: KindUnavailable, Message: msg})
+		return
+	}
+	if e := s.q.parse(rawQuery); e != nil {
+		s.fail(w, req, e)
+		return
+	}
+	var e *Error
+	switch route {
+	case routeIndex:
+		e = s.index(req, w)
+	case routeDepots:
+		e = s.getDepots(req, w)
+	case routeAvailability:
+		e = s.getAvailability(w, nowMs)
+	case routeAccessories, routeInsurance:
+		e = s.getExtras(req, w, route, vehicle)
+	case routeQuotes:
+		e = s.getQuote(w, nowMs)
+	default:
+		e = NotFound("path", "no such path under "+s.cfg.BasePath+"; see "+s.cfg.BasePath+"/openapi.json for the operations")
+	}
+	if e != nil {
+		s.fail(w, req, e)
+		return
+	}
+	if head {
+		w.Body = w.Body[:0]
+	}
+}
+
+// clientKey is who the rate limit counts: the address Cloudflare's edge sets.
+func clientKey(req *Request) string {
+	if ip := req.Header("cf-connecting-ip"); ip != "" {
+		return ip
+	}
+	return "127.0.0.1"
+}
+
+// quoteID returns 128 random bits as 32 hex digits.
+func (s *Server) quoteID(b []byte) []byte {
+	var raw [16]byte
+	s.random(raw[:])
+	var h [32]byte
+	hex.Encode(h[:], raw[:])
+	return append(b, h[:]...)
+}
