@@ -85,11 +85,11 @@ func (s *Server) search(nowMs int64) (Search, *Error) {
 	if sr.DropOff, e = s.q.requiredDate("drop_off_date"); e != nil {
 		return sr, e
 	}
-	sr.Today = NZToday(floorDiv(nowMs, 1000))
+	sr.Today = NZToday(floorDiv64(nowMs, 1000))
 	return sr, nil
 }
 
-func floorDiv(a, b int64) int64 {
+func floorDiv64(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
@@ -288,7 +288,7 @@ func (s *Server) getQuote(w *Response, nowMs int64) *Error {
 	b = append(b, `{"quoteId":"`...)
 	b = s.quoteID(b)
 	b = append(b, `","expiresAt":"`...)
-	b = appendRFC3339(b, floorDiv(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
+	b = appendRFC3339(b, floorDiv64(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
 	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
 	b = appendMoney(b, q.RentalCents)
 	b = append(b, `,"routeFee":`...)
@@ -358,7 +358,7 @@ func (s *Server) getQuote(w *Response, nowMs int64) *Error {
 
 // appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".
 func appendRFC3339(b []byte, unix int64) []byte {
-	day := floorDiv(unix, 86400)
+	day := floorDiv64(unix, 86400)
 	sec := unix - day*86400
 	b = Date(day).AppendTo(b)
 	b = append(b, 'T')

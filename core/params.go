@@ -189,7 +189,7 @@ func (q *query) requiredDate(key string) (Date, *Error) {
 
 // parseDateParam tells a wrong format from an impossible date.
 func parseDateParam(key, v string) (Date, *Error) {
-	if len(v) != 10 || v[4] != '-' || v[7] != '-' || !digits(v[0:4]) || !digits(v[5:7]) || !digits(v[8:10]) {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' || !allDigits(v[0:4]) || !allDigits(v[5:7]) || !allDigits(v[8:10]) {
 		return 0, Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+quoteClean(v))
 	}
 	d, ok := ParseDate(v)
@@ -199,7 +199,7 @@ func parseDateParam(key, v string) (Date, *Error) {
 	return d, nil
 }
 
-func digits(s string) bool {
+func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

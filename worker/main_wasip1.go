@@ -8,7 +8,6 @@ package main
 // its views of memory after each call.
 
 import (
-	"crypto/rand"
 	"os"
 	"time"
 	"unsafe"
@@ -75,6 +74,16 @@ func handle(n uint32) uint32 {
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
 
-func randomBytes(b []byte) { rand.Read(b) }
+// randomBytes fills b straight from the host's random_get (crypto.getRandomValues in
+// the Worker). crypto/rand would go through wasi-libc's arc4random, a PRNG seeded from
+// the host, which also makes the bytes differ from the host's source in tests.
+func randomBytes(b []byte) {
+	if len(b) > 0 {
+		randomGet(unsafe.Pointer(&b[0]), uint32(len(b)))
+	}
+}
+
+//go:wasmimport wasi_snapshot_preview1 random_get
+func randomGet(buf unsafe.Pointer, n uint32) uint32
 
 func logLine(s string) { os.Stderr.WriteString(s + "\n") }

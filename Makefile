@@ -1,0 +1,58 @@
+# The two commands: `make dev` (run locally under wrangler dev) and `make test`.
+SHELL := /bin/bash
+TINYGO  ?= tinygo
+PORT    ?= 8787
+INSPECTOR_PORT ?= 9229
+GO      ?= go
+# TinyGo flags of the shipped module (RATIONALE.md): a WASI reactor with exports,
+# no scheduler (nothing on the request path needs one), optimised for speed.
+TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt 2 -no-debug
+
+.PHONY: all deps build build-go dev test test-go e2e dry-run deploy clean
+
+all: build
+
+# Toolchains and npm packages (pinned): TinyGo + LLVM from apt/Go modules, wrangler.
+deps:
+	bash build/install-tinygo.sh
+	npm install --no-audit --no-fund
+
+# The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
+build: build/app.wasm build/worker.mjs
+
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) go.mod go.sum
+	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
+	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
+
+build/worker.mjs: worker/glue.mjs
+	cp $< $@
+
+# The same core on standard Go under syumai/workers' workers.Serve (GOOS=js).
+build-go:
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o build/go-worker
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/go-worker/app.wasm ./worker
+	@printf 'build/go-worker/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
+
+dev: build
+	build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
+	  --persist-to .wrangler/state --show-interactive-dev-session=false
+
+test: build build-go
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./worker
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
+	$(MAKE) --no-print-directory dry-run
+
+# The deployable bundle exactly as `wrangler deploy` would upload it.
+dry-run: build
+	rm -rf build/dist
+	build/wrangler.sh deploy --dry-run --outdir build/dist >/dev/null
+	@ls -l build/dist | awk 'NR>1 {print "build/dist/" $$9 ": " $$5 " bytes"}'
+	@printf 'deployable bundle: %d bytes, %d gzipped\n' $$(cat build/dist/* | wc -c) $$(cat build/dist/* | gzip -9 | wc -c)
+
+deploy: build
+	build/wrangler.sh deploy
+
+clean:
+	rm -rf build/app.wasm build/worker.mjs build/go-worker build/dist

@@ -1,0 +1,183 @@
+//go:build !wasip1 && !js
+
+package main
+
+// The end-to-end test: the built Worker (build/worker.mjs + build/app.wasm) under the
+// real workerd, started by wrangler dev on 127.0.0.1, answers every HTTP case as the
+// native server does at the same moment. With -e2e (make test passes it); -e2e-config
+// selects another wrangler config (the standard-Go build: wrangler.go.toml).
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/campervan/agent-api/core"
+)
+
+var (
+	e2e       = flag.Bool("e2e", false, "run the end-to-end tests against wrangler dev (make test does)")
+	e2eConfig = flag.String("e2e-configs", "wrangler.toml,wrangler.go.toml", "wrangler configs to test, comma-separated")
+)
+
+// freePort returns a port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// devServer is a wrangler dev process group, stopped by PID when the test ends.
+type devServer struct {
+	base string
+	cmd  *exec.Cmd
+	log  *os.File
+}
+
+// startDev runs build/wrangler.sh dev with config on free ports and waits until the
+// API answers (at most 90 s: a cold wrangler takes 4-6 s here).
+func startDev(t *testing.T, config string, extra ...string) *devServer {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	port, inspector := freePort(t), freePort(t)
+	logf, err := os.CreateTemp("", "wrangler-dev-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"dev", "-c", config, "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--inspector-port", fmt.Sprint(inspector), "--persist-to", t.TempDir(),
+		"--show-interactive-dev-session=false", "--log-level", "warn"}, extra...)
+	cmd := exec.Command(filepath.Join(root, "build/wrangler.sh"), args...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf}
+	t.Cleanup(d.stop)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		resp, err := http.Get(d.base + "/api/agent/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				t.Logf("%s ready in wrangler dev at %s", config, d.base)
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(logf.Name())
+			t.Fatalf("wrangler dev (%s) not ready after 90 s; its log:\n%s", config, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stop ends the whole process group (wrangler and its workerd): SIGTERM, then SIGKILL.
+func (d *devServer) stop() {
+	pgid := d.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+	d.log.Close()
+	os.Remove(d.log.Name())
+}
+
+// do sends req over HTTP and returns the response in core's decoded form.
+func (d *devServer) do(t *testing.T, req core.Request) core.DecodedResponse {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, req.Method, d.base+req.Target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range req.Headers {
+		if h.Value != "" {
+			hr.Header.Set(h.Name, h.Value)
+		}
+	}
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.Target, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	out := core.DecodedResponse{Status: resp.StatusCode, Body: body}
+	for k, vs := range resp.Header {
+		out.Headers = append(out.Headers, core.Header{Name: strings.ToLower(k), Value: strings.Join(vs, ", ")})
+	}
+	return out
+}
+
+var volatile = regexp.MustCompile(`"quoteId":"[0-9a-f]{32}","expiresAt":"[0-9T:Z-]{20}"`)
+
+// comparable masks what differs by design between two runs: the quote's id and expiry.
+func comparable(b []byte) string {
+	return volatile.ReplaceAllString(string(b), `"quoteId":"<id>","expiresAt":"<time>"`)
+}
+
+func TestE2EWorkerd(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	vars := wranglerVars(t)
+	cases := loadCases(t)
+	for _, config := range strings.Split(*e2eConfig, ",") {
+		t.Run(config, func(t *testing.T) {
+			d := startDev(t, config)
+			for i, c := range cases {
+				ip := fmt.Sprintf("198.18.%d.%d", len(config), i+1) // its own rate-limit count
+				req := c.request(ip)
+				got := d.do(t, req)
+				w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
+				want, err := core.DecodeResponse(nativeDo(w, &req))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status != c.Status || got.Status != want.Status {
+					t.Errorf("%s %s: workerd %d, native %d, case wants %d; body %s", req.Method, c.Target, got.Status, want.Status, c.Status, got.Body)
+					continue
+				}
+				if comparable(got.Body) != comparable(want.Body) {
+					t.Errorf("%s %s: body differs:\n--- workerd\n%s\n--- native\n%s", req.Method, c.Target, got.Body, want.Body)
+				}
+				for _, h := range want.Headers {
+					if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
+						continue
+					}
+					if g := got.Header(h.Name); g != h.Value {
+						t.Errorf("%s %s: header %s = %q, native %q", req.Method, c.Target, h.Name, g, h.Value)
+					}
+				}
+				for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
+					if want.Header(h) != "" && got.Header(h) == "" {
+						t.Errorf("%s %s: no %s header", req.Method, c.Target, h)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,336 @@
+//go:build !wasip1 && !js
+
+package main
+
+// The test harness: every HTTP case in testdata/http/cases.json runs natively (golden
+// files), through the TinyGo module under wazero (byte for byte equal to native), and
+// against the real workerd under wrangler dev (e2e_test.go, with -e2e).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/data"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+var (
+	update   = flag.Bool("update", false, "rewrite the golden files in testdata/http/golden")
+	wasmPath = flag.String("wasm", "../build/app.wasm", "the TinyGo module under test (make build)")
+)
+
+// fixedNow is the clock of the golden and wazero runs: 2026-11-22T00:00:00Z.
+var fixedNow = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC).UnixMilli()
+
+// constRand makes quote ids reproducible in golden files and across native and wasm.
+type constReader struct{}
+
+func (constReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = 0x5a
+	}
+	return len(b), nil
+}
+
+func constRand(b []byte) { constReader{}.Read(b) }
+
+// httpCase is one request and the status it must get.
+type httpCase struct {
+	Name    string            `json:"name"`
+	Method  string            `json:"method"`
+	Target  string            `json:"target"`
+	Headers map[string]string `json:"headers"`
+	Status  int               `json:"status"`
+}
+
+func loadCases(t *testing.T) []httpCase {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/http/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []httpCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatalf("cases.json: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if c.Name == "" || seen[c.Name] || c.Status == 0 {
+			t.Fatalf("cases.json: case %q needs a unique name and a status", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return cases
+}
+
+// request returns the case as core's request; ip is the client unless the case sets one.
+func (c httpCase) request(ip string) core.Request {
+	m := c.Method
+	if m == "" {
+		m = "GET"
+	}
+	r := core.Request{Method: m, Target: c.Target}
+	hs := map[string]string{"cf-connecting-ip": ip}
+	for k, v := range c.Headers {
+		hs[strings.ToLower(k)] = v
+	}
+	// The same headers, in the same order, as the JS glue passes.
+	for _, name := range requestHeaders {
+		r.Headers = append(r.Headers, core.Header{Name: name, Value: hs[name]})
+	}
+	return r
+}
+
+// wranglerVars reads [vars] from wrangler.toml, so native and wasm runs use exactly
+// the configuration the Worker gets.
+func wranglerVars(t testing.TB) []core.Header {
+	t.Helper()
+	b, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars []core.Header
+	in := false
+	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = l == "[vars]"
+			continue
+		}
+		if m := line.FindStringSubmatch(l); in && m != nil {
+			vars = append(vars, core.Header{Name: m[1], Value: m[2]})
+		}
+	}
+	if len(vars) == 0 {
+		t.Fatal("wrangler.toml has no [vars]")
+	}
+	return vars
+}
+
+var (
+	catOnce sync.Once
+	cat     *core.Catalog
+	catErr  error
+)
+
+// nativeServer returns a fresh server over the bundled snapshot.
+func nativeServer(t testing.TB, vars []core.Header, now func() int64, random func([]byte)) *core.Server {
+	t.Helper()
+	catOnce.Do(func() { cat, catErr = core.LoadCatalog(data.Files()) })
+	if catErr != nil {
+		t.Fatalf("bundled snapshot: %v", catErr)
+	}
+	cfg, err := core.ConfigFromVars(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return core.NewServer(cfg, cat, nil, now, random)
+}
+
+func nativeDo(s *core.Server, req *core.Request) []byte {
+	var w core.Response
+	s.Handle(req, &w)
+	return append([]byte(nil), w.Encode()...)
+}
+
+// render is the golden form of a response: status, headers, blank line, body.
+func render(d core.DecodedResponse) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP %d\n", d.Status)
+	for _, h := range d.Headers {
+		fmt.Fprintf(&b, "%s: %s\n", h.Name, h.Value)
+	}
+	b.WriteString("\n")
+	b.Write(d.Body)
+	b.WriteString("\n")
+	return b.String()
+}
+
+func TestGoldenResponses(t *testing.T) {
+	vars := wranglerVars(t)
+	for _, c := range loadCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
+			req := c.request("203.0.113.7")
+			d, err := core.DecodeResponse(nativeDo(s, &req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != c.Status {
+				t.Errorf("%s %s: status %d, want %d; body %s", req.Method, c.Target, d.Status, c.Status, d.Body)
+			}
+			if d.Status >= 500 {
+				t.Errorf("%s: a 5xx for a client's request", c.Name)
+			}
+			if ct := d.Header("content-type"); d.Status != 204 && d.Status != 304 && ct == "" {
+				t.Errorf("%s: no content-type", c.Name)
+			}
+			if strings.HasPrefix(d.Header("content-type"), "application/json") && len(d.Body) > 0 && !json.Valid(d.Body) {
+				t.Errorf("%s: body is not valid JSON: %s", c.Name, d.Body)
+			}
+			got := render(d)
+			path := filepath.Join("../testdata/http/golden", c.Name+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./worker -run Golden -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s %s differs from %s:\n--- got\n%s\n--- want\n%s", req.Method, c.Target, path, got, want)
+			}
+		})
+	}
+}
+
+// The wazero side: one runtime and one compiled module per test process.
+var (
+	wz struct {
+		once     sync.Once
+		rt       wazero.Runtime
+		compiled wazero.CompiledModule
+		err      error
+	}
+)
+
+func compiledModule(t testing.TB) (wazero.Runtime, wazero.CompiledModule) {
+	t.Helper()
+	wz.once.Do(func() {
+		ctx := context.Background()
+		bin, err := os.ReadFile(*wasmPath)
+		if err != nil {
+			wz.err = fmt.Errorf("%v: build the module first (make build)", err)
+			return
+		}
+		cacheDir := filepath.Join(os.TempDir(), "campervan-wazero-cache")
+		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			cache = wazero.NewCompilationCache()
+		}
+		wz.rt = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+		wasi_snapshot_preview1.MustInstantiate(ctx, wz.rt)
+		wz.compiled, wz.err = wz.rt.CompileModule(ctx, bin)
+	})
+	if wz.err != nil {
+		t.Fatal(wz.err)
+	}
+	return wz.rt, wz.compiled
+}
+
+// wasmApp is one instance of the TinyGo module, configured like the Worker.
+type wasmApp struct {
+	mod                      api.Module
+	alloc, configure, handle api.Function
+	stderr                   *bytes.Buffer
+}
+
+func newWasmApp(t testing.TB, vars []core.Header, nowMs int64) *wasmApp {
+	t.Helper()
+	rt, compiled := compiledModule(t)
+	ctx := context.Background()
+	stderr := &bytes.Buffer{}
+	sec, nsec := nowMs/1000, int32(nowMs%1000)*1e6
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").
+		WithStderr(stderr).WithRandSource(constReader{}).
+		WithWalltime(func() (int64, int32) { return sec, nsec }, 1)
+	mod, err := rt.InstantiateModule(ctx, compiled, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mod.Close(ctx) })
+	a := &wasmApp{mod: mod, alloc: mod.ExportedFunction("alloc"), configure: mod.ExportedFunction("configure"),
+		handle: mod.ExportedFunction("handle"), stderr: stderr}
+	if a.alloc == nil || a.configure == nil || a.handle == nil {
+		t.Fatal("the module does not export alloc, configure and handle")
+	}
+	in := core.EncodeRequest(nil, &core.Request{Headers: vars})
+	if _, err := a.configure.Call(ctx, uint64(a.write(t, in))); err != nil {
+		t.Fatalf("configure: %v (stderr: %s)", err, stderr)
+	}
+	return a
+}
+
+// write copies b into the module's request buffer and returns its length.
+func (a *wasmApp) write(t testing.TB, b []byte) uint32 {
+	res, err := a.alloc.Call(context.Background(), uint64(len(b)))
+	if err != nil {
+		t.Fatalf("alloc: %v", err)
+	}
+	if !a.mod.Memory().Write(uint32(res[0]), b) {
+		t.Fatal("request buffer out of memory range")
+	}
+	return uint32(len(b))
+}
+
+// do sends one request through the module's ABI and returns the raw response bytes.
+func (a *wasmApp) do(t testing.TB, req *core.Request) []byte {
+	t.Helper()
+	n := a.write(t, core.EncodeRequest(nil, req))
+	res, err := a.handle.Call(context.Background(), uint64(n))
+	if err != nil {
+		t.Fatalf("handle %s %s: %v (stderr: %s)", req.Method, req.Target, err, a.stderr)
+	}
+	mem := a.mod.Memory()
+	total, ok := mem.ReadUint32Le(uint32(res[0]))
+	if !ok {
+		t.Fatal("response pointer out of range")
+	}
+	out, ok := mem.Read(uint32(res[0]), total)
+	if !ok {
+		t.Fatal("response out of range")
+	}
+	return append([]byte(nil), out...)
+}
+
+func TestWasmMatchesNative(t *testing.T) {
+	vars := wranglerVars(t)
+	for _, c := range loadCases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			req := c.request("203.0.113.7")
+			want := nativeDo(nativeServer(t, vars, func() int64 { return fixedNow }, constRand), &req)
+			got := newWasmApp(t, vars, fixedNow).do(t, &req)
+			if !bytes.Equal(got, want) {
+				dg, _ := core.DecodeResponse(got)
+				dw, _ := core.DecodeResponse(want)
+				t.Errorf("%s %s: the wasm module answers differently from native:\n--- wasm\n%s\n--- native\n%s", req.Method, c.Target, render(dg), render(dw))
+			}
+		})
+	}
+}
+
+// TestWasmInstanceReuse sends every case through ONE instance, as the Worker does, and
+// compares with one native server that saw the same sequence (the rate limiter's
+// state and the reused buffers must not make them drift apart).
+func TestWasmInstanceReuse(t *testing.T) {
+	vars := wranglerVars(t)
+	s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
+	a := newWasmApp(t, vars, fixedNow)
+	cases := loadCases(t)
+	for round := 0; round < 3; round++ {
+		for _, c := range cases {
+			req := c.request("198.51.100.1")
+			want, got := nativeDo(s, &req), a.do(t, &req)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("round %d, %s: reused instance differs from native", round, c.Name)
+			}
+		}
+	}
+}

@@ -1,0 +1,59 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/campervan/agent-api/core"
+)
+
+// requestHeaders are the request headers core reads (the JS glue passes the same).
+var requestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin", "access-control-request-method"}
+
+// httpHandler adapts core.Server to net/http for the standard-Go builds. core is not
+// safe for concurrent use (in a Worker isolate requests reach the module one at a
+// time), so calls are serialised.
+type httpHandler struct {
+	mu   sync.Mutex
+	s    *core.Server
+	req  core.Request
+	resp core.Response
+}
+
+func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.req.Method = r.Method
+	h.req.Target = r.URL.RequestURI()
+	if r.RequestURI != "" && strings.HasPrefix(r.RequestURI, "/") {
+		h.req.Target = r.RequestURI
+	}
+	h.req.Headers = h.req.Headers[:0]
+	for _, name := range requestHeaders {
+		h.req.Headers = append(h.req.Headers, core.Header{Name: name, Value: r.Header.Get(name)})
+	}
+	h.req.Body = nil
+	if r.Body != nil && r.Method != "GET" && r.Method != "HEAD" {
+		h.req.Body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	}
+	h.s.Handle(&h.req, &h.resp)
+	d, err := core.DecodeResponse(h.resp.Encode())
+	if err != nil {
+		http.Error(rw, `{"error":"internal error"}`, 500)
+		return
+	}
+	hdr := rw.Header()
+	for _, x := range d.Headers {
+		if !strings.HasPrefix(x.Name, ":") {
+			hdr[http.CanonicalHeaderKey(x.Name)] = append(hdr[http.CanonicalHeaderKey(x.Name)], x.Value)
+		}
+	}
+	rw.WriteHeader(d.Status)
+	if d.Status != 204 && d.Status != 304 && r.Method != "HEAD" {
+		rw.Write(d.Body)
+	}
+}
