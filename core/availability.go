@@ -95,7 +95,11 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", s.PickUp, s.Today, s.Today.AddDays(c.depotX[pi].notice)))
 	}
 	if n := c.depotX[pi].notice; int(s.PickUp)-int(s.Today) < n {
-		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %d days' notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", s.PickUp, depotRef(pd), n, s.Today.AddDays(n), s.Today))
+		notice := "1 day's"
+		if n != 1 {
+			notice = strconv.Itoa(n) + " days'"
+		}
+		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", s.PickUp, depotRef(pd), notice, s.Today.AddDays(n), s.Today))
 	}
 	if int(s.PickUp)-int(s.Today) > c.maxAdvance {
 		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", s.PickUp, c.maxAdvance, s.Today.AddDays(c.maxAdvance)))

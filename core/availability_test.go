@@ -23,7 +23,7 @@ func TestCheckSearch(t *testing.T) {
 		{"inactive drop-off depot", search(1, 6, "2027-06-10", "2027-06-20"), "drop_off_depot_id", "drop_off_depot_id 6"},
 		{"drop-off before pick-up", search(1, 1, "2027-06-10", "2027-06-09"), "drop_off_date", "drop_off_date 2027-06-09 is before pick_up_date 2027-06-10"},
 		{"past", search(1, 1, "2026-11-21", "2026-11-30"), "pick_up_date", "pick_up_date 2026-11-21 is in the past; today in New Zealand is 2026-11-22"},
-		{"today at 1-day-notice depot", search(1, 1, "2026-11-22", "2026-11-30"), "pick_up_date", "the earliest pick_up_date there is 2026-11-23"},
+		{"today at 1-day-notice depot", search(1, 1, "2026-11-22", "2026-11-30"), "pick_up_date", "Auckland Airport (depot 1) needs 1 day's notice, so the earliest pick_up_date there is 2026-11-23"},
 		{"notice Rotorua 3 days", search(7, 7, "2026-11-24", "2026-11-30"), "pick_up_date", "Rotorua (depot 7) needs 3 days' notice, so the earliest pick_up_date there is 2026-11-25"},
 		{"notice Rotorua ok", search(7, 7, "2026-11-25", "2026-11-30"), "", ""},
 		{"max advance ok", search(1, 1, "2028-11-21", "2028-11-28"), "", ""},
