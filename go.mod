@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/shopspring/decimal v1.6.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect

@@ -1,0 +1,67 @@
+package core
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// TestAppendMoneyMatchesDecimal: the appender is defined as shopspring/decimal's exact
+// conversion of cents to NZD; it must agree on every value we can produce.
+func TestAppendMoneyMatchesDecimal(t *testing.T) {
+	check := func(c int64) {
+		got := string(appendMoney(nil, c))
+		want := decimal.New(c, -2).String()
+		if got != want {
+			t.Fatalf("appendMoney(%d) = %q, want %q", c, got, want)
+		}
+	}
+	for c := int64(-100_000); c <= 1_000_000; c++ {
+		check(c)
+	}
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 200_000; i++ {
+		check(r.Int63() >> uint(r.Intn(63)))
+	}
+	check(math.MaxInt64)
+	check(math.MinInt64 + 1)
+}
+
+func TestAppendInt(t *testing.T) {
+	for _, n := range []int64{0, 1, -1, 9, 10, 99, 100, 1234567890, math.MaxInt64, math.MinInt64} {
+		var want string
+		b, _ := json.Marshal(n)
+		want = string(b)
+		if got := string(appendInt(nil, n)); got != want {
+			t.Errorf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\x00\x01\x1f",
+		"</script><b>&amp;", "Māori: Tāmaki Makaurau", "emoji 🚐"} {
+		b := appendJSONString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Errorf("appendJSONString(%q) = %s: invalid JSON: %v", s, b, err)
+			continue
+		}
+		if back != s {
+			t.Errorf("appendJSONString(%q) round-trips to %q", s, back)
+		}
+	}
+	if got := string(appendJSONString(nil, "<a>&")); got != `"\u003ca\u003e\u0026"` {
+		t.Errorf("HTML-significant characters not escaped: %s", got)
+	}
+}
+
+func BenchmarkAppendMoney(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for i := 0; i < b.N; i++ {
+		buf = appendMoney(buf[:0], int64(i)*37)
+	}
+}
