@@ -8,7 +8,7 @@ GO      ?= go
 # no scheduler (nothing on the request path needs one), optimised for speed.
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt 2 -no-debug
 
-.PHONY: all deps build build-go dev test test-go e2e dry-run deploy clean
+.PHONY: all deps build build-go dev test dry-run deploy bench clean
 
 all: build
 
@@ -48,11 +48,21 @@ test: build build-go
 dry-run: build
 	rm -rf build/dist
 	build/wrangler.sh deploy --dry-run --outdir build/dist >/dev/null
-	@ls -l build/dist | awk 'NR>1 {print "build/dist/" $$9 ": " $$5 " bytes"}'
-	@printf 'deployable bundle: %d bytes, %d gzipped\n' $$(cat build/dist/* | wc -c) $$(cat build/dist/* | gzip -9 | wc -c)
+	@printf 'deployable bundle (worker.js + wasm): %d bytes, %d gzipped\n' \
+	  $$(cat build/dist/worker.js build/dist/*.wasm | wc -c) $$(cat build/dist/worker.js build/dist/*.wasm | gzip -9 | wc -c)
 
 deploy: build
 	build/wrangler.sh deploy
 
 clean:
 	rm -rf build/app.wasm build/worker.mjs build/go-worker build/dist
+
+# Project vs a plain JS worker returning the same bytes, on raw workerd (BENCHMARKS.md).
+BENCH_FLAGS ?=
+bench: dry-run build-go
+	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
+	$(GO) test -run '^$$' -bench . -benchmem ./core/ | grep -E '^(Benchmark|ok)'
+	@printf 'sizes: build/app.wasm %d bytes (%d gzipped); standard Go build/go-worker/app.wasm %d bytes (%d gzipped)\n' \
+	  $$(stat -c %s build/app.wasm) $$(gzip -9c build/app.wasm | wc -c) \
+	  $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
+	$(GO) run ./build/bench $(BENCH_FLAGS)

@@ -1,0 +1,422 @@
+// Command bench measures the Worker on the real workerd against the floor: a plain JS
+// worker that returns the same bytes (status, headers, body) without computing them.
+// `make bench` builds the deployable bundle and runs it; see BENCHMARKS.md.
+//
+// Both run under raw `workerd serve` on 127.0.0.1 (wrangler dev's proxy caps even the
+// floor at a few hundred requests a second). wrk loads each endpoint for a bounded time,
+// alternating project and floor in every round; CF-Connecting-IP varies over 65,536
+// values (wrk Lua) so the rate limit never trips. It reports req/s, p50/p99 latency,
+// the ratio to the floor, workerd's CPU time per request, its memory, and the time from
+// start to the first answer.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var (
+	rounds   = flag.Int("rounds", 3, "alternating rounds (project, floor) per endpoint and concurrency")
+	duration = flag.Duration("duration", 5*time.Second, "wrk duration of one run")
+	conns    = flag.String("conns", "20,1", "wrk connection counts, comma-separated")
+	only     = flag.String("only", "", "run only the endpoints whose name contains this")
+	outDir   = flag.String("out", "build/bench/out", "where configs and results go")
+	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
+)
+
+type endpoint struct{ name, target string }
+
+var endpoints = []endpoint{
+	{"depots", "/api/agent/depots"},
+	{"availability", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"},
+	{"quotes", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"},
+}
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	workerd, err := filepath.Abs("node_modules/@cloudflare/workerd-linux-64/bin/workerd")
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(workerd); err != nil {
+		return fmt.Errorf("workerd not installed (npm install): %v", err)
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		return fmt.Errorf("wrk not installed (apt-get install wrk): %v", err)
+	}
+	wasms, _ := filepath.Glob("build/dist/*.wasm")
+	if len(wasms) != 1 {
+		return fmt.Errorf("build/dist must hold worker.js and one .wasm: run make dry-run")
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	vars, err := wranglerVars("wrangler.toml")
+	if err != nil {
+		return err
+	}
+	lua := filepath.Join(*outDir, "ips.lua")
+	os.WriteFile(lua, []byte(`local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, {["CF-Connecting-IP"] = "198.18." .. (n % 256) .. "." .. (math.floor(n / 256) % 256)})
+end
+`), 0o644)
+	os.WriteFile(filepath.Join(*outDir, "kv.mjs"), []byte(kvService), 0o644)
+
+	// The project's Worker.
+	appPort, floorPort := freePort(), freePort()
+	// capnp embeds are relative to the config file's folder.
+	abs := func(p string) string { r, _ := filepath.Rel(*outDir, p); return r }
+	var b strings.Builder
+	fmt.Fprintf(&b, "using Workerd = import \"/workerd/workerd.capnp\";\nconst config :Workerd.Config = (\n")
+	fmt.Fprintf(&b, "  services = [ (name = \"main\", worker = .app), (name = \"kv\", worker = .kv) ],\n")
+	fmt.Fprintf(&b, "  sockets = [ (name = \"http\", address = \"127.0.0.1:%d\", http = (), service = \"main\") ],\n);\n", appPort)
+	fmt.Fprintf(&b, "const app :Workerd.Worker = (\n  modules = [ (name = \"worker.js\", esModule = embed %q), (name = %q, wasm = embed %q) ],\n",
+		abs("build/dist/worker.js"), filepath.Base(wasms[0]), abs(wasms[0]))
+	fmt.Fprintf(&b, "  compatibilityDate = \"2026-11-01\",\n  bindings = [\n")
+	for _, v := range vars {
+		fmt.Fprintf(&b, "    (name = %q, text = %q),\n", v[0], v[1])
+	}
+	fmt.Fprintf(&b, "    (name = \"RATE_LIMIT\", kvNamespace = \"kv\"),\n  ],\n);\n")
+	fmt.Fprintf(&b, "const kv :Workerd.Worker = (modules = [ (name = \"kv.mjs\", esModule = embed %q) ], compatibilityDate = \"2026-11-01\");\n", abs(filepath.Join(*outDir, "kv.mjs")))
+	appConf := filepath.Join(*outDir, "app.capnp")
+	os.WriteFile(appConf, []byte(b.String()), 0o644)
+
+	app, err := start(workerd, appConf, appPort)
+	if err != nil {
+		return err
+	}
+	defer app.stop()
+
+	// Capture the project's answers; the floor returns exactly these bytes.
+	type answer struct {
+		Status  int         `json:"status"`
+		Headers [][2]string `json:"headers"`
+		Body    string      `json:"body"`
+	}
+	answers := map[string]answer{}
+	for _, e := range endpoints {
+		resp, err := http.Get(app.base + e.target)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("%s answered %d: %s", e.target, resp.StatusCode, body)
+		}
+		a := answer{Status: resp.StatusCode, Body: string(body)}
+		keys := make([]string, 0, len(resp.Header))
+		for k := range resp.Header {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == "Content-Length" || k == "Date" {
+				continue
+			}
+			a.Headers = append(a.Headers, [2]string{strings.ToLower(k), strings.Join(resp.Header[k], ", ")})
+		}
+		answers[e.target] = a
+	}
+	table, _ := json.Marshal(answers)
+	floorJS := "const R = " + string(table) + ";\n" + floorWorker
+	os.WriteFile(filepath.Join(*outDir, "floor.mjs"), []byte(floorJS), 0o644)
+	floorConf := filepath.Join(*outDir, "floor.capnp")
+	os.WriteFile(floorConf, []byte(fmt.Sprintf(`using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = (modules = [ (name = "floor.mjs", esModule = embed %q) ], compatibilityDate = "2026-11-01")) ],
+  sockets = [ (name = "http", address = "127.0.0.1:%d", http = (), service = "main") ],
+);
+`, abs(filepath.Join(*outDir, "floor.mjs")), floorPort)), 0o644)
+	floor, err := start(workerd, floorConf, floorPort)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+
+	var report strings.Builder
+	fmt.Fprintf(&report, "first answer after start: project %.0f ms, floor %.0f ms (ratio %.2f)\n\n",
+		app.firstAnswer.Seconds()*1000, floor.firstAnswer.Seconds()*1000, app.firstAnswer.Seconds()/floor.firstAnswer.Seconds())
+	fmt.Fprintf(&report, "| endpoint | conns | project req/s | floor req/s | ratio | project p50 / p99 | floor p50 / p99 | project CPU/req | floor CPU/req |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, e := range endpoints {
+		if *only != "" && !strings.Contains(e.name, *only) {
+			continue
+		}
+		for _, cs := range strings.Split(*conns, ",") {
+			c, _ := strconv.Atoi(cs)
+			var pa, pf []result
+			for r := 0; r < *rounds; r++ {
+				x, err := load(app, e.target, c, lua)
+				if err != nil {
+					return err
+				}
+				y, err := load(floor, e.target, c, lua)
+				if err != nil {
+					return err
+				}
+				pa, pf = append(pa, x), append(pf, y)
+				fmt.Fprintf(os.Stderr, "round %d %s c%d: project %.0f req/s, floor %.0f req/s\n", r+1, e.name, c, x.rps, y.rps)
+			}
+			a, f := pool(pa), pool(pf)
+			fmt.Fprintf(&report, "| %s | %d | %.0f | %.0f | %.2f | %s / %s | %s / %s | %.0f us | %.0f us |\n", e.name, c, a.rps, f.rps, a.rps/f.rps,
+				a.p50, a.p99, f.p50, f.p99, a.cpuPerReq*1e6, f.cpuPerReq*1e6)
+		}
+	}
+	if *soakN > 0 {
+		rss0 := app.rss()
+		n, errs, maxLat, err := sequential(app, endpoints, *soakN)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&report, "\nmemory: workerd RSS %.1f MB before and %.1f MB after %d more requests at one connection (%d errors; slowest %.1f ms)\n",
+			float64(rss0)/1024, float64(app.rss())/1024, n, errs, maxLat.Seconds()*1000)
+	}
+	fmt.Print(report.String())
+	return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
+}
+
+const floorWorker = `export default {
+  fetch(request) {
+    const u = request.url;
+    const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
+    if (r === undefined) return new Response("not found", { status: 404 });
+    return new Response(r.body, { status: r.status, headers: r.headers });
+  },
+};
+`
+
+// kvService is the KV namespace behind the RATE_LIMIT binding under raw workerd: workerd
+// speaks HTTP to it (GET/PUT/DELETE /<key>); values live in memory.
+const kvService = `const m = new Map();
+export default {
+  async fetch(request) {
+    const u = new URL(request.url);
+    const key = decodeURIComponent(u.pathname.slice(1));
+    if (request.method === "PUT") { m.set(key, await request.arrayBuffer()); return new Response(null, { status: 200 }); }
+    if (request.method === "DELETE") { m.delete(key); return new Response(null, { status: 200 }); }
+    if (key === "") {
+      const prefix = u.searchParams.get("prefix") || "";
+      const keys = [...m.keys()].filter((k) => k.startsWith(prefix)).map((name) => ({ name }));
+      return Response.json({ keys, list_complete: true, cursor: "" });
+    }
+    const v = m.get(key);
+    return v === undefined ? new Response(null, { status: 404 }) : new Response(v);
+  },
+};
+`
+
+type server struct {
+	base        string
+	cmd         *exec.Cmd
+	firstAnswer time.Duration
+}
+
+func start(workerd, conf string, port int) (*server, error) {
+	cmd := exec.Command(workerd, "serve", conf)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	for time.Since(t0) < 20*time.Second {
+		resp, err := http.Get(s.base + endpoints[0].target)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				s.firstAnswer = time.Since(t0)
+				return s, nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.stop()
+	return nil, fmt.Errorf("%s: no answer in 20 s", conf)
+}
+
+// stop ends workerd by PID: it ignores SIGINT when detached, so SIGTERM, then SIGKILL.
+func (s *server) stop() {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// cpu returns workerd's user+system CPU time in seconds.
+func (s *server) cpu() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100 // clock ticks (USER_HZ = 100)
+}
+
+// rss returns workerd's resident memory in KB.
+func (s *server) rss() int {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(sc.Text())[1])
+			return n
+		}
+	}
+	return 0
+}
+
+type result struct {
+	rps, cpuPerReq float64
+	p50, p99       string
+	requests       float64
+}
+
+var (
+	rpsRe  = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	reqRe  = regexp.MustCompile(`([0-9]+) requests in`)
+	p50Re  = regexp.MustCompile(`\s50%\s+(\S+)`)
+	p99Re  = regexp.MustCompile(`\s99%\s+(\S+)`)
+	errsRe = regexp.MustCompile(`Non-2xx or 3xx responses: ([0-9]+)|Socket errors: .*`)
+)
+
+func load(s *server, target string, c int, lua string) (result, error) {
+	threads := 1
+	if c > 1 {
+		threads = 2
+	}
+	cpu0 := s.cpu()
+	out, err := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(c), "-d", duration.String(),
+		"--timeout", "5s", "--latency", "-s", lua, s.base+target).CombinedOutput()
+	cpu := s.cpu() - cpu0
+	if err != nil {
+		return result{}, fmt.Errorf("wrk: %v: %s", err, out)
+	}
+	if m := errsRe.FindString(string(out)); m != "" {
+		return result{}, fmt.Errorf("wrk reported failures on %s: %s", target, m)
+	}
+	var r result
+	if m := rpsRe.FindStringSubmatch(string(out)); m != nil {
+		r.rps, _ = strconv.ParseFloat(m[1], 64)
+	}
+	if m := reqRe.FindStringSubmatch(string(out)); m != nil {
+		r.requests, _ = strconv.ParseFloat(m[1], 64)
+	}
+	if m := p50Re.FindStringSubmatch(string(out)); m != nil {
+		r.p50 = m[1]
+	}
+	if m := p99Re.FindStringSubmatch(string(out)); m != nil {
+		r.p99 = m[1]
+	}
+	if r.requests > 0 {
+		r.cpuPerReq = cpu / r.requests
+	}
+	return r, nil
+}
+
+// pool returns the run with the median req/s, and the pooled CPU per request.
+func pool(rs []result) result {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].rps < rs[j].rps })
+	m := rs[len(rs)/2]
+	var cpu, n float64
+	for _, r := range rs {
+		cpu += r.cpuPerReq * r.requests
+		n += r.requests
+	}
+	if n > 0 {
+		m.cpuPerReq = cpu / n
+	}
+	return m
+}
+
+// sequential sends n requests over one keep-alive connection, cycling the endpoints,
+// and checks each status; it returns the slowest request's latency.
+func sequential(s *server, es []endpoint, n int) (int, int, time.Duration, error) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 10 * time.Second}
+	errs := 0
+	var slowest time.Duration
+	for i := 0; i < n; i++ {
+		req, _ := http.NewRequest("GET", s.base+es[i%len(es)].target, nil)
+		req.Header.Set("CF-Connecting-IP", fmt.Sprintf("198.19.%d.%d", (i/256)%256, i%256))
+		t0 := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return i, errs, slowest, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if d := time.Since(t0); d > slowest {
+			slowest = d
+		}
+		if resp.StatusCode != 200 {
+			errs++
+		}
+	}
+	return n, errs, slowest, nil
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// wranglerVars reads [vars] of a wrangler.toml (NAME = "value" lines).
+func wranglerVars(path string) ([][2]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var vars [][2]string
+	in := false
+	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = l == "[vars]"
+			continue
+		}
+		if m := line.FindStringSubmatch(l); in && m != nil {
+			vars = append(vars, [2]string{m[1], m[2]})
+		}
+	}
+	return vars, nil
+}
