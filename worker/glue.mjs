@@ -20,7 +20,8 @@ const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS"
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
   "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS"];
 
-let app = null; // { ex: exports, mem: WebAssembly.Memory }
+let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
+const HV = []; // this request's header values, reused (one request at a time per isolate)
 
 // wasi returns the dozen WASI functions a TinyGo wasip1 reactor imports. The module
 // has no files, arguments or environment: only stderr/stdout (to the console), the
@@ -77,75 +78,124 @@ function wasi(state) {
   };
 }
 
-// write encodes fields [u32 len][bytes] at p (strings may be non-ASCII: encodeInto).
-function putString(u8, dv, p, s) {
-  const { written } = enc.encodeInto(s, u8.subarray(p + 4));
-  dv.setUint32(p, written, true);
-  return p + 4 + written;
+// The request's fixed header names, encoded once with their u32 length prefixes.
+const NAME_FIELDS = HEADERS.map((h) => {
+  const b = enc.encode(h);
+  const f = new Uint8Array(4 + b.length);
+  new DataView(f.buffer).setUint32(0, b.length, true);
+  f.set(b, 4);
+  return f;
+});
+
+// views returns typed-array views of the module's memory, re-made only after it grew
+// (growth detaches the old ArrayBuffer).
+function views(a) {
+  if (a.buf !== a.mem.buffer) {
+    a.buf = a.mem.buffer;
+    a.u8 = new Uint8Array(a.buf);
+    a.dv = new DataView(a.buf);
+  }
 }
 
-// request writes method, target and the selected headers into the module's buffer;
-// returns the byte length. Every string takes at most 3 bytes per UTF-16 unit.
-function writeRequest(a, method, target, names, values) {
+// putString writes [u32 len][UTF-8 bytes] at p and returns the next offset. ASCII is
+// written byte by byte (most of our strings: paths, IPs, ETags); anything else goes
+// through TextEncoder.encodeInto.
+function putString(a, p, s) {
+  const u8 = a.u8, n = s.length;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) break;
+    u8[p + 4 + i] = c;
+  }
+  if (i < n) i += enc.encodeInto(s.slice(i), u8.subarray(p + 4 + i)).written;
+  a.dv.setUint32(p, i, true);
+  return p + 4 + i;
+}
+
+// ensure makes the module's request buffer hold at least size bytes (one alloc call
+// only when it must grow) and returns its address.
+function ensure(a, size) {
+  if (size > a.cap) {
+    a.cap = Math.max(size, 2 * a.cap, 4096);
+    a.ptr = a.ex.alloc(a.cap);
+  }
+  views(a);
+  return a.ptr;
+}
+
+// writeRequest writes method, target and headers (names[i] pre-encoded when
+// nameFields is given) into the module's buffer; returns the byte length. Every string
+// takes at most 3 bytes per UTF-16 unit.
+function writeRequest(a, method, target, names, values, nameFields) {
   let size = 16 + 3 * (method.length + target.length);
   for (let i = 0; i < names.length; i++) size += 8 + 3 * (names[i].length + values[i].length);
-  const base = a.ex.alloc(size);
-  const u8 = new Uint8Array(a.mem.buffer);
-  const dv = new DataView(a.mem.buffer);
-  let p = putString(u8, dv, base, method);
-  p = putString(u8, dv, p, target);
-  dv.setUint32(p, names.length, true);
+  const base = ensure(a, size);
+  let p = putString(a, base, method);
+  p = putString(a, p, target);
+  a.dv.setUint32(p, names.length, true);
   p += 4;
   for (let i = 0; i < names.length; i++) {
-    p = putString(u8, dv, p, names[i]);
-    p = putString(u8, dv, p, values[i]);
+    if (nameFields) {
+      a.u8.set(nameFields[i], p);
+      p += nameFields[i].length;
+    } else {
+      p = putString(a, p, names[i]);
+    }
+    p = putString(a, p, values[i]);
   }
-  dv.setUint32(p, 0, true); // body: none (GET/HEAD/OPTIONS)
+  a.dv.setUint32(p, 0, true); // body: none (GET/HEAD/OPTIONS)
   return p + 4 - base;
 }
 
 function instantiate(env) {
   const state = { mem: null };
   const instance = new WebAssembly.Instance(wasmModule, { wasi_snapshot_preview1: wasi(state) });
-  const a = { ex: instance.exports, mem: instance.exports.memory };
+  const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0 };
   state.mem = a.mem;
   a.ex._initialize();
   const names = [], values = [];
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
-  a.ex.configure(writeRequest(a, "", "", names, values));
+  a.ex.configure(writeRequest(a, "", "", names, values, null));
   return a;
 }
 
+// latin1 decodes the response's header block in one call: header names and values are
+// ASCII (core writes them), so one byte is one character and the u32 lengths read from
+// memory index the string directly.
+const latin1 = new TextDecoder("latin1");
+
 // call runs one request through the module and reads the response back.
 function call(a, method, target, hv) {
-  const n = writeRequest(a, method, target, HEADERS, hv);
+  const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS);
   const ptr = a.ex.handle(n);
-  const u8 = new Uint8Array(a.mem.buffer); // memory may have grown: take fresh views
-  const dv = new DataView(a.mem.buffer);
+  views(a); // memory may have grown during the call
+  const dv = a.dv;
   const total = dv.getUint32(ptr, true);
   const status = dv.getUint16(ptr + 4, true);
   const nh = dv.getUint16(ptr + 6, true);
   const bodyOff = dv.getUint32(ptr + 8, true);
-  const headers = new Headers();
+  const block = latin1.decode(a.u8.subarray(ptr + 12, ptr + bodyOff));
+  const headers = [];
   let route = "-";
-  let p = ptr + 12;
+  let p = 0;
   for (let i = 0; i < nh; i++) {
-    const nl = dv.getUint32(p, true);
-    const name = dec.decode(u8.subarray(p + 4, p + 4 + nl));
+    const nl = dv.getUint32(ptr + 12 + p, true);
+    const name = block.slice(p + 4, p + 4 + nl);
     p += 4 + nl;
-    const vl = dv.getUint32(p, true);
-    const value = dec.decode(u8.subarray(p + 4, p + 4 + vl));
+    const vl = dv.getUint32(ptr + 12 + p, true);
+    const value = block.slice(p + 4, p + 4 + vl);
     p += 4 + vl;
     if (name.charCodeAt(0) === 58 /* ':' */) {
       if (name === ":route") route = value;
     } else {
-      headers.append(name, value);
+      headers.push([name, value]);
     }
   }
   const nullBody = status === 204 || status === 304 || method === "HEAD";
-  const body = nullBody ? null : u8.slice(ptr + bodyOff, ptr + total);
+  const body = nullBody ? null : a.u8.slice(ptr + bodyOff, ptr + total);
   return { status, headers, body, route };
 }
 
@@ -155,7 +205,8 @@ export default {
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
-    const hv = HEADERS.map((h) => request.headers.get(h) ?? "");
+    const hv = HV;
+    for (let i = 0; i < HEADERS.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
     let r;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -168,13 +219,14 @@ export default {
         if (attempt >= 1) {
           r = {
             status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
-            headers: new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*" }),
+            headers: [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"], ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]],
           };
           break;
         }
       }
     }
-    console.log(JSON.stringify({ method, route: r.route, status: r.status, ms: Date.now() - t0 }));
+    // The request log line (method is an HTTP token and route one of ours: no escaping).
+    console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
     return new Response(r.body, { status: r.status, headers: r.headers });
   },
 };

@@ -24,17 +24,17 @@ var (
 
 func main() {}
 
-// alloc returns the address of a Go-owned buffer of at least n bytes for the next
-// configure or handle call; the buffer is reused between calls.
+// alloc returns the address of a Go-owned buffer of at least n bytes for configure and
+// handle calls. The buffer stays at that address until alloc is called with a larger n
+// (TinyGo's GC does not move objects), so the caller may reuse it without calling alloc.
 //
 //go:wasmexport alloc
 func alloc(n uint32) uint32 {
-	if uint32(cap(inbuf)) < n {
-		inbuf = make([]byte, n)
-	}
-	inbuf = inbuf[:n]
 	if n == 0 {
-		return 0
+		n = 1
+	}
+	if uint32(len(inbuf)) < n {
+		inbuf = make([]byte, n)
 	}
 	return uint32(uintptr(unsafe.Pointer(&inbuf[0])))
 }
@@ -46,7 +46,7 @@ func alloc(n uint32) uint32 {
 func configure(n uint32) {
 	var r core.Request
 	// The vars travel as the headers of a request-shaped buffer (method and target empty).
-	if err := core.DecodeRequest(inbuf[:n], &r); err != nil {
+	if int(n) > len(inbuf) || core.DecodeRequest(inbuf[:n], &r) != nil {
 		r.Headers = nil
 	}
 	vars := make([]core.Header, len(r.Headers))
