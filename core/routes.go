@@ -138,7 +138,7 @@ func (s *Server) Handle(req *Request, w *Response) {
 		return
 	}
 	if len(target) > maxTargetLen {
-		s.fail(w, req, Invalid("url", "the URL is longer than 4096 bytes (the limit)"))
+		s.fail(w, req, Invalid("url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
 		return
 	}
 	if s.cfg.Maintenance || s.catErr != nil {
