@@ -7,20 +7,22 @@ func (s *Server) index(req *Request, w *Response) *Error {
 	if e := s.q.unknown(""); e != nil {
 		return e
 	}
-	b := s.scratch[:0]
+	s.static(req, w, s.indexDoc.body, s.indexDoc.etag)
+	return nil
+}
+
+// appendIndex writes the index: what the API is, its document and its operations.
+func appendIndex(b []byte, base string) []byte {
 	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
-	b = appendJSONString(b, s.cfg.BasePath+"/openapi.json")
+	b = appendJSONString(b, base+"/openapi.json")
 	b = append(b, `,"operations":[`...)
 	for i, op := range [...]string{"/depots", "/vehicles/availability", "/vehicles/{vehicleId}/accessories", "/vehicles/{vehicleId}/insurance-types", "/quotes"} {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, "GET "+s.cfg.BasePath+op)
+		b = appendJSONString(b, "GET "+base+op)
 	}
-	b = append(b, "]}"...)
-	s.scratch = b
-	s.static(req, w, b, string(appendETag(nil, b)))
-	return nil
+	return append(b, "]}"...)
 }
 
 func (s *Server) getDepots(req *Request, w *Response) *Error {

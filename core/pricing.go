@@ -124,7 +124,11 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 		if p.Quantity > a.MaxQuantity || have > a.MaxQuantity-p.Quantity {
 			dst.Accessories = lines
 			want := int64(have) + int64(p.Quantity)
-			return Invalid("accessory_ids", fmt.Sprintf("accessory_ids asks for %d units of accessory %d (%s), but at most %d can be added to one hire; list its id at most %d times.", want, a.ID, a.Name, a.MaxQuantity, a.MaxQuantity))
+			times := fmt.Sprintf("at most %d times", a.MaxQuantity)
+			if a.MaxQuantity == 1 {
+				times = "only once"
+			}
+			return Invalid("accessory_ids", fmt.Sprintf("accessory_ids asks for %d units of accessory %d (%s), but at most %d can be added to one hire; list its id %s.", want, a.ID, a.Name, a.MaxQuantity, times))
 		}
 		if j >= 0 {
 			lines[j].Quantity += p.Quantity

@@ -13,6 +13,8 @@ type Server struct {
 	limit  *Limiter
 
 	depots   cached // GET /depots: the same bytes for every request
+	openapi  cached // GET /openapi.json
+	indexDoc cached // GET /
 	q        query
 	offers   []Offer
 	picks    []Pick
@@ -37,6 +39,8 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 	}
+	s.openapi.set(renderOpenAPI(&cfg))
+	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
 	return s
 }
 
@@ -55,6 +59,7 @@ const (
 	routeAccessories  = "/vehicles/{vehicleId}/accessories"
 	routeInsurance    = "/vehicles/{vehicleId}/insurance-types"
 	routeQuotes       = "/quotes"
+	routeOpenAPI      = "/openapi.json"
 )
 
 // match returns the route for a path below the base path, and the vehicleId segment.
@@ -68,6 +73,8 @@ func match(rest string) (route, vehicle string) {
 		return routeAvailability, ""
 	case "/quotes":
 		return routeQuotes, ""
+	case "/openapi.json":
+		return routeOpenAPI, ""
 	}
 	const v = "/vehicles/"
 	if len(rest) > len(v) && rest[:len(v)] == v {
@@ -131,7 +138,7 @@ func (s *Server) Handle(req *Request, w *Response) {
 		return
 	}
 	if len(target) > maxTargetLen {
-		s.fail(w, req, Invalid("url", "the URL is longer than 4096 bytes (the limit)"))
+		s.fail(w, req, Invalid("url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
 		return
 	}
 	if s.cfg.Maintenance || s.catErr != nil {
@@ -159,6 +166,8 @@ func (s *Server) Handle(req *Request, w *Response) {
 		e = s.getExtras(req, w, route, vehicle)
 	case routeQuotes:
 		e = s.getQuote(w, nowMs)
+	case routeOpenAPI:
+		e = s.getOpenAPI(req, w)
 	default:
 		e = NotFound("path", "no such path under "+s.cfg.BasePath+"; see "+s.cfg.BasePath+"/openapi.json for the operations")
 	}
