@@ -31,7 +31,7 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 		catErr = errNoCatalog
 	}
 	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
-		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds),
+		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		ccStatic: "public, max-age=" + string(appendInt(nil, cfg.StaticMaxAge)),
 		ccSearch: "public, max-age=" + string(appendInt(nil, cfg.SearchMaxAge))}
 	if catErr == nil {
@@ -112,7 +112,10 @@ func (s *Server) Handle(req *Request, w *Response) {
 	}
 	// Every GET and HEAD counts against the client's limit, whatever it asks for.
 	nowMs := s.now()
-	v := s.limit.Take(clientKey(req), nowMs/1000)
+	v := s.limit.Take(clientKey(req), nowMs)
+	if s.limit.Due(nowMs) {
+		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
+	}
 	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
 	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
 	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
