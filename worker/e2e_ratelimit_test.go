@@ -177,3 +177,36 @@ func TestE2ERateLimit(t *testing.T) {
 	}
 	t.Logf("KV after the burst: %s = %s (expires %d)", keys[0].Name, val, keys[0].Expiration)
 }
+
+// TestE2ERateLimitKVDown: with no KV namespace bound every KV operation fails; every
+// request is still answered from the isolate's exact count, and the failure is logged
+// once, not once per request.
+func TestE2ERateLimitKVDown(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	d := startDev(t, "testdata/wrangler.nokv.toml")
+	counts := map[int]int{}
+	for i := 0; i < 25; i++ {
+		req, _ := http.NewRequest("GET", d.base+"/api/agent/depots", nil)
+		req.Header.Set("CF-Connecting-IP", "198.51.100.88")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		counts[resp.StatusCode]++
+		if i == 11 {
+			time.Sleep(1200 * time.Millisecond) // let a delayed write-behind run (and fail)
+		}
+	}
+	if counts[200] != 20 || counts[429] != 5 {
+		t.Errorf("statuses %v, want 20 x 200 and 5 x 429 (limit 20)", counts)
+	}
+	time.Sleep(500 * time.Millisecond)
+	logText, _ := os.ReadFile(d.log.Name())
+	if n := strings.Count(string(logText), "rate-limit KV operation failed"); n != 1 {
+		t.Errorf("the KV failure was logged %d times, want once; log:\n%s", n, logText)
+	}
+}
