@@ -131,6 +131,22 @@ func (l *Limiter) Take(key string, nowMs int64) Verdict {
 	return v
 }
 
+// Peek returns the verdict key would get at nowMs without counting a request (for
+// answers that do not count: preflights, other methods, paths outside the API).
+func (l *Limiter) Peek(key string, nowMs int64) Verdict {
+	now := floorDiv64(nowMs, 1000)
+	l.advance(now)
+	total := int64(0)
+	if e := l.counts[key]; e != nil {
+		total = e.local + e.remoteSum(l.id)
+	}
+	v := Verdict{Limit: l.limit, Remaining: l.limit - total, Reset: l.start + l.window - now, Allowed: total < l.limit}
+	if v.Remaining < 0 {
+		v.Remaining = 0
+	}
+	return v
+}
+
 // Due reports whether the shell should call KVPending at nowMs (the Worker's glue
 // does, after the response is made): an operation is due, or one was scheduled that
 // the last KVPending did not announce (so the glue's timer does not cover it).

@@ -432,3 +432,20 @@ func TestLimiterLongClientKeyStaysLocal(t *testing.T) {
 		t.Error("a client key longer than kvMaxClientLen is shared through KV")
 	}
 }
+
+func TestLimiterPeekDoesNotCount(t *testing.T) {
+	l := isolate(2, 60, 0, 1)
+	if v := l.Peek("c", t0); v.Remaining != 2 || v.Reset != 60 || !v.Allowed {
+		t.Errorf("Peek of an unseen client = %+v", v)
+	}
+	l.Take("c", t0)
+	l.Take("c", t0)
+	for i := 0; i < 3; i++ {
+		if v := l.Peek("c", t0+1000); v.Remaining != 0 || v.Reset != 59 || v.Allowed {
+			t.Errorf("Peek after the limit = %+v", v)
+		}
+	}
+	if v := l.Take("c", t0+60_000); !v.Allowed || v.Remaining != 1 {
+		t.Errorf("Peek counted: %+v", v)
+	}
+}
