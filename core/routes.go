@@ -33,7 +33,7 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 		catErr = errNoCatalog
 	}
 	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
-		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds),
+		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		ccStatic: "public, max-age=" + string(appendInt(nil, cfg.StaticMaxAge)),
 		ccSearch: "public, max-age=" + string(appendInt(nil, cfg.SearchMaxAge))}
 	if catErr == nil {
@@ -102,11 +102,15 @@ func (s *Server) Handle(req *Request, w *Response) {
 	base := s.cfg.BasePath
 	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
 		w.SetHeader(":route", routeNone)
+		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
 		s.fail(w, req, NotFound("path", "no such path; the API lives under "+s.cfg.BasePath+"/ (its description: "+s.cfg.BasePath+"/openapi.json)"))
 		return
 	}
 	route, vehicle := match(path[len(base):])
 	w.SetHeader(":route", route)
+	if req.Method != "GET" && req.Method != "HEAD" {
+		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now())) // not counted, but shown
+	}
 	if req.Method == "OPTIONS" {
 		s.preflight(req, w)
 		return
@@ -119,20 +123,11 @@ func (s *Server) Handle(req *Request, w *Response) {
 	}
 	// Every GET and HEAD counts against the client's limit, whatever it asks for.
 	nowMs := s.now()
-	v := s.limit.Take(clientKey(req), nowMs/1000)
-	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
-	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
-	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
-	s.scratch = append(s.scratch[:0], `"default";q=`...)
-	s.scratch = appendInt(s.scratch, v.Limit)
-	s.scratch = append(s.scratch, ";w="...)
-	s.scratch = appendInt(s.scratch, s.cfg.RateWindowSeconds)
-	w.SetHeaderBytes("ratelimit-policy", s.scratch)
-	s.scratch = append(s.scratch[:0], `"default";r=`...)
-	s.scratch = appendInt(s.scratch, v.Remaining)
-	s.scratch = append(s.scratch, ";t="...)
-	s.scratch = appendInt(s.scratch, v.Reset)
-	w.SetHeaderBytes("ratelimit", s.scratch)
+	v := s.limit.Take(clientKey(req), nowMs)
+	if s.limit.Due(nowMs) {
+		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
+	}
+	s.rateHeaders(w, v)
 	if !v.Allowed {
 		s.tooMany(w, v)
 		return
@@ -178,6 +173,23 @@ func (s *Server) Handle(req *Request, w *Response) {
 	if head {
 		w.Body = w.Body[:0]
 	}
+}
+
+// rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
+func (s *Server) rateHeaders(w *Response, v Verdict) {
+	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
+	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
+	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
+	s.scratch = append(s.scratch[:0], `"default";q=`...)
+	s.scratch = appendInt(s.scratch, v.Limit)
+	s.scratch = append(s.scratch, ";w="...)
+	s.scratch = appendInt(s.scratch, s.cfg.RateWindowSeconds)
+	w.SetHeaderBytes("ratelimit-policy", s.scratch)
+	s.scratch = append(s.scratch[:0], `"default";r=`...)
+	s.scratch = appendInt(s.scratch, v.Remaining)
+	s.scratch = append(s.scratch, ";t="...)
+	s.scratch = appendInt(s.scratch, v.Reset)
+	w.SetHeaderBytes("ratelimit", s.scratch)
 }
 
 // clientKey is who the rate limit counts: the address Cloudflare's edge sets.

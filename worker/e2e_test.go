@@ -44,9 +44,10 @@ func freePort(t *testing.T) int {
 
 // devServer is a wrangler dev process group, stopped by PID when the test ends.
 type devServer struct {
-	base string
-	cmd  *exec.Cmd
-	log  *os.File
+	base    string
+	persist string // --persist-to: the local KV state lives here
+	cmd     *exec.Cmd
+	log     *os.File
 }
 
 // startDev runs build/wrangler.sh dev with config on free ports and waits until the
@@ -59,8 +60,9 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	persist := t.TempDir()
 	args := append([]string{"dev", "-c", config, "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
-		"--inspector-port", fmt.Sprint(inspector), "--persist-to", t.TempDir(),
+		"--inspector-port", fmt.Sprint(inspector), "--persist-to", persist,
 		"--show-interactive-dev-session=false", "--log-level", "warn"}, extra...)
 	cmd := exec.Command(filepath.Join(root, "build/wrangler.sh"), args...)
 	cmd.Dir = root
@@ -69,7 +71,7 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf}
+	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), persist: persist, cmd: cmd, log: logf}
 	t.Cleanup(d.stop)
 	deadline := time.Now().Add(90 * time.Second)
 	for {

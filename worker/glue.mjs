@@ -179,7 +179,7 @@ function call(a, method, target, hv) {
   const bodyOff = dv.getUint32(ptr + 8, true);
   const block = latin1.decode(a.u8.subarray(ptr + 12, ptr + bodyOff));
   const headers = [];
-  let route = "-";
+  let route = "-", kv = false;
   let p = 0;
   for (let i = 0; i < nh; i++) {
     const nl = dv.getUint32(ptr + 12 + p, true);
@@ -190,13 +190,99 @@ function call(a, method, target, hv) {
     p += 4 + vl;
     if (name.charCodeAt(0) === 58 /* ':' */) {
       if (name === ":route") route = value;
+      else if (name === ":kv") kv = true;
     } else {
       headers.push([name, value]);
     }
   }
   const nullBody = status === 204 || status === 304 || method === "HEAD";
   const body = nullBody ? null : a.u8.slice(ptr + bodyOff, ptr + total);
-  return { status, headers, body, route };
+  return { status, headers, body, route, kv };
+}
+
+// Rate-limit write-behind. core decides which KV operations run and when (kv_pending:
+// at most one write per key per second, a bulk read of a client's keys when it first
+// gets busy); the glue only runs them after the response, under ctx.waitUntil, and hands
+// the outcomes back (kv_done). A KV failure never fails a request: it is logged once
+// per isolate and core retries later.
+let kvTimerUntil = 0; // a delayed kvSync is scheduled until this time (ms)
+let kvLogged = false;
+
+function kvFail(err) {
+  if (kvLogged) return;
+  kvLogged = true;
+  console.error(JSON.stringify({ level: "error", msg: "rate-limit KV operation failed; counting in this isolate only and retrying later (logged once per isolate)", error: String(err) }));
+}
+
+function kvDrop(err) {
+  app = null;
+  console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "kv" }));
+}
+
+// kvSync runs the operations due now and schedules the next round; it returns a
+// promise for ctx.waitUntil, or null when there is nothing to do.
+function kvSync(a, env) {
+  if (a !== app) return null; // the instance was replaced: its counts are gone
+  let ptr;
+  try { ptr = a.ex.kv_pending(); } catch (err) { kvDrop(err); return null; }
+  views(a);
+  const dv = a.dv, u8 = a.u8;
+  const wait = dv.getUint32(ptr + 4, true), n = dv.getUint32(ptr + 8, true);
+  const ops = [];
+  let p = ptr + 12;
+  for (let i = 0; i < n; i++) {
+    const nf = dv.getUint32(p, true);
+    p += 4;
+    const op = [];
+    for (let j = 0; j < nf; j++) {
+      const l = dv.getUint32(p, true);
+      op.push(dec.decode(u8.subarray(p + 4, p + 4 + l)));
+      p += 4 + l;
+    }
+    ops.push(op);
+  }
+  const work = [];
+  if (ops.length > 0) work.push(kvRun(a, env && env.RATE_LIMIT, ops));
+  const now = Date.now();
+  if (wait > 0 && now >= kvTimerUntil) {
+    kvTimerUntil = now + wait + 1000;
+    work.push(new Promise((res) => setTimeout(res, wait)).then(() => { kvTimerUntil = 0; return kvSync(a, env); }));
+  }
+  return work.length > 0 ? Promise.all(work) : null;
+}
+
+async function kvRun(a, kv, ops) {
+  const recs = [];
+  await Promise.all(ops.map(async (op) => {
+    if (op[0] === "put") {
+      let ok = "1";
+      try { await kv.put(op[1], op[2], { expirationTtl: Number(op[3]) }); } catch (err) { ok = "0"; kvFail(err); }
+      recs.push(["put", op[1], ok]);
+    } else if (op[0] === "get") {
+      const keys = op.slice(1);
+      try {
+        const m = await kv.get(keys); // one bulk read: a Map of key -> value or null
+        for (const k of keys) recs.push(["get", k, "1", m.get(k) ?? ""]);
+      } catch (err) {
+        kvFail(err);
+        for (const k of keys) recs.push(["get", k, "0", ""]);
+      }
+    }
+  }));
+  if (a !== app) return;
+  let size = 4;
+  for (const r of recs) { size += 4; for (const f of r) size += 4 + 3 * f.length; }
+  try {
+    const base = ensure(a, size); // the request buffer: alloc must not replace it behind ensure's back
+    a.dv.setUint32(base, recs.length, true);
+    let p = base + 4;
+    for (const r of recs) {
+      a.dv.setUint32(p, r.length, true);
+      p += 4;
+      for (const f of r) p = putString(a, p, f);
+    }
+    a.ex.kv_done(p - base);
+  } catch (err) { kvDrop(err); }
 }
 
 export default {
@@ -225,6 +311,7 @@ export default {
         }
       }
     }
+    if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
     // The request log line (method is an HTTP token and route one of ours: no escaping).
     console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
     return new Response(r.body, { status: r.status, headers: r.headers });

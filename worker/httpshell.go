@@ -34,7 +34,9 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	h.req.Headers = h.req.Headers[:0]
 	for _, name := range requestHeaders {
-		h.req.Headers = append(h.req.Headers, core.Header{Name: name, Value: r.Header.Get(name)})
+		// Values, joined: syumai's bridge gives a list header (If-None-Match: a, b) as
+		// several values, and Get would see only the first.
+		h.req.Headers = append(h.req.Headers, core.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})
 	}
 	h.req.Body = nil
 	if r.Body != nil && r.Method != "GET" && r.Method != "HEAD" {

@@ -20,6 +20,7 @@ var (
 	server *core.Server
 	req    core.Request
 	resp   core.Response
+	kvOut  []byte // the rate limiter's pending KV operations (kv_pending)
 )
 
 func main() {}
@@ -70,6 +71,30 @@ func handle(n uint32) uint32 {
 	server.Handle(&req, &resp)
 	out := resp.Encode()
 	return uint32(uintptr(unsafe.Pointer(&out[0])))
+}
+
+// kv_pending returns the address of the rate limiter's KV operations due now (format:
+// core.Limiter.KVPending), valid until the next call. The glue calls it when a
+// response carries the ":kv" metadata header, or when the delay it gave has passed.
+//
+//go:wasmexport kv_pending
+func kvPending() uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	kvOut = server.KVPending(kvOut[:0])
+	return uint32(uintptr(unsafe.Pointer(&kvOut[0])))
+}
+
+// kv_done takes the outcomes of those operations (format: core.Limiter.KVDone) from
+// the alloc buffer: counts read are merged, failed operations retried later.
+//
+//go:wasmexport kv_done
+func kvDone(n uint32) {
+	if server == nil || int(n) > len(inbuf) {
+		return
+	}
+	server.KVDone(inbuf[:n])
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }

@@ -1,0 +1,120 @@
+//go:build !wasip1 && !js
+
+package main
+
+// The rate limiter's KV exports (kv_pending, kv_done) of build/app.wasm under wazero,
+// against the native core.Server fed the same requests and the same KV outcomes.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/campervan/agent-api/core"
+)
+
+// kvPending calls the kv_pending export and returns its buffer.
+func (a *wasmApp) kvPending(t *testing.T) []byte {
+	t.Helper()
+	f := a.mod.ExportedFunction("kv_pending")
+	if f == nil {
+		t.Fatal("the module does not export kv_pending")
+	}
+	res, err := f.Call(context.Background())
+	if err != nil {
+		t.Fatalf("kv_pending: %v (stderr: %s)", err, a.stderr)
+	}
+	mem := a.mod.Memory()
+	total, ok := mem.ReadUint32Le(uint32(res[0]))
+	if !ok {
+		t.Fatal("kv_pending pointer out of range")
+	}
+	out, ok := mem.Read(uint32(res[0]), total)
+	if !ok {
+		t.Fatal("kv_pending buffer out of range")
+	}
+	return append([]byte(nil), out...)
+}
+
+// kvDone writes b through alloc and calls the kv_done export.
+func (a *wasmApp) kvDone(t *testing.T, b []byte) {
+	t.Helper()
+	f := a.mod.ExportedFunction("kv_done")
+	if f == nil {
+		t.Fatal("the module does not export kv_done")
+	}
+	if _, err := f.Call(context.Background(), uint64(a.write(t, b))); err != nil {
+		t.Fatalf("kv_done: %v (stderr: %s)", err, a.stderr)
+	}
+}
+
+func kvRecords(recs ...[]string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(recs)))
+	for _, r := range recs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(r)))
+		for _, f := range r {
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(f)))
+			b = append(b, f...)
+		}
+	}
+	return b
+}
+
+func TestWasmRateLimitKVExports(t *testing.T) {
+	vars := wranglerVars(t)
+	s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
+	a := newWasmApp(t, vars, fixedNow)
+	req := core.Request{Method: "GET", Target: "/api/agent/depots", Headers: []core.Header{{Name: "cf-connecting-ip", Value: "2001:db8::7"}}}
+	var d core.DecodedResponse
+	for i := 1; i <= 10; i++ {
+		want, got := nativeDo(s, &req), a.do(t, &req)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("request %d: wasm differs from native", i)
+		}
+		d, _ = core.DecodeResponse(got)
+		if kv := d.Header(":kv"); (kv != "") != (i == 10) {
+			t.Fatalf("request %d: :kv = %q, want it only at the share threshold (10)", i, kv)
+		}
+	}
+	if h := d.Header("x-ratelimit-remaining"); h != "90" {
+		t.Fatalf("remaining %q after 10 requests", h)
+	}
+	wantOps := s.KVPending(nil)
+	gotOps := a.kvPending(t)
+	if !bytes.Equal(gotOps, wantOps) {
+		t.Fatalf("kv_pending differs from native:\n wasm   %q\n native %q", gotOps, wantOps)
+	}
+	// One get of the 8 slot keys and one put of this instance's 10.
+	for _, want := range []string{"get", "rl:1795305600:0:2001:db8::7", "rl:1795305600:7:2001:db8::7", "put", ":10", "120"} {
+		if !bytes.Contains(gotOps, []byte(want)) {
+			t.Errorf("kv_pending lacks %q: %q", want, gotOps)
+		}
+	}
+	if binary.LittleEndian.Uint32(gotOps[8:]) != 2 {
+		t.Errorf("kv_pending lists %d ops, want 2", binary.LittleEndian.Uint32(gotOps[8:]))
+	}
+	// Another isolate counted 85 for this client: 100 - 11 - 85 = 4 remain.
+	done := kvRecords([]string{"get", "rl:1795305600:3:2001:db8::7", "1", "00000000000000ab:85"},
+		[]string{"get", "rl:1795305600:4:2001:db8::7", "1", ""},
+		[]string{"put", "rl:1795305600:2:2001:db8::7", "1"})
+	s.KVDone(done)
+	a.kvDone(t, done)
+	a.kvDone(t, []byte{7, 0, 0, 0, 255, 255}) // malformed: ignored, no trap
+	want, got := nativeDo(s, &req), a.do(t, &req)
+	if !bytes.Equal(got, want) {
+		t.Fatal("after kv_done: wasm differs from native")
+	}
+	d, _ = core.DecodeResponse(got)
+	if h := d.Header("x-ratelimit-remaining"); h != "4" {
+		t.Errorf("remaining %q after merging 85 from another isolate, want 4", h)
+	}
+	for i := 0; i < 4; i++ {
+		a.do(t, &req)
+	}
+	d, _ = core.DecodeResponse(a.do(t, &req))
+	if d.Status != 429 || !strings.Contains(string(d.Body), "Retry in 60 seconds") {
+		t.Errorf("the 16th request: %d %s, want 429", d.Status, d.Body)
+	}
+}
