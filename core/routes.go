@@ -138,9 +138,9 @@ func (s *Server) Handle(req *Request, w *Response) {
 	}
 	if s.cfg.Maintenance || s.catErr != nil {
 		w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
-		msg := "the service is temporarily unavailable while its rental data is reloaded; retry after the Retry-After seconds"
+		msg := "the service is temporarily unavailable; retry after the number of seconds in the Retry-After header"
 		if s.cfg.Maintenance {
-			msg = "the service is down for maintenance; retry after the Retry-After seconds"
+			msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
 		}
 		s.fail(w, req, &Error{Kind: KindUnavailable, Message: msg})
 		return
