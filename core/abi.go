@@ -48,26 +48,14 @@ var errShortRequest = errors.New("core: malformed request buffer")
 // DecodeRequest parses an ABI request buffer into r without copying: r's strings
 // alias buf. r.Headers is reused.
 func DecodeRequest(buf []byte, r *Request) error {
-	var ok bool
-	off := 0
-	next := func() []byte {
-		if len(buf)-off < 4 {
-			ok = false
-			return nil
-		}
-		n := int(binary.LittleEndian.Uint32(buf[off:]))
-		off += 4
-		if n < 0 || n > len(buf)-off {
-			ok = false
-			return nil
-		}
-		b := buf[off : off+n]
-		off += n
-		return b
+	// No closure here: under TinyGo a closure and the variables it captures are heap
+	// allocations, three per request.
+	b, off, ok := readField(buf, 0)
+	r.Method = bytesString(b)
+	if ok {
+		b, off, ok = readField(buf, off)
+		r.Target = bytesString(b)
 	}
-	ok = true
-	r.Method = bytesString(next())
-	r.Target = bytesString(next())
 	if !ok || len(buf)-off < 4 {
 		return errShortRequest
 	}
@@ -77,16 +65,35 @@ func DecodeRequest(buf []byte, r *Request) error {
 		return errShortRequest
 	}
 	r.Headers = r.Headers[:0]
-	for i := 0; i < nh; i++ {
-		name := bytesString(next())
-		value := bytesString(next())
-		r.Headers = append(r.Headers, Header{name, value})
+	for i := 0; i < nh && ok; i++ {
+		var name, value []byte
+		name, off, ok = readField(buf, off)
+		if ok {
+			value, off, ok = readField(buf, off)
+		}
+		r.Headers = append(r.Headers, Header{bytesString(name), bytesString(value)})
 	}
-	r.Body = next()
+	if ok {
+		r.Body, _, ok = readField(buf, off)
+	}
 	if !ok {
 		return errShortRequest
 	}
 	return nil
+}
+
+// readField reads one u32-length-prefixed field at off; it returns the field, the
+// offset after it, and false when buf is too short.
+func readField(buf []byte, off int) ([]byte, int, bool) {
+	if off < 0 || len(buf)-off < 4 {
+		return nil, off, false
+	}
+	n := int(binary.LittleEndian.Uint32(buf[off:]))
+	off += 4
+	if n < 0 || n > len(buf)-off {
+		return nil, off, false
+	}
+	return buf[off : off+n], off + n, true
 }
 
 // EncodeRequest appends r in the ABI form to dst (used by tests and native shells).

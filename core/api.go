@@ -75,10 +75,10 @@ func appendSlots(b []byte, slots []TimeSlot) []byte {
 func (s *Server) search(nowMs int64) (Search, *Error) {
 	var sr Search
 	var e *Error
-	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", "a depot id from GET "+s.cfg.BasePath+"/depots"); e != nil {
+	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hintDepot); e != nil {
 		return sr, e
 	}
-	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", "a depot id from GET "+s.cfg.BasePath+"/depots"); e != nil {
+	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hintDepot); e != nil {
 		return sr, e
 	}
 	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
@@ -266,7 +266,7 @@ func (s *Server) getQuote(w *Response, nowMs int64) *Error {
 	if qr.Search, e = s.search(nowMs); e != nil {
 		return e
 	}
-	if qr.VehicleID, e = s.q.requiredID("vehicle_id", "a vehicleId from GET "+s.cfg.BasePath+"/vehicles/availability"); e != nil {
+	if qr.VehicleID, e = s.q.requiredID("vehicle_id", s.hintVehicle); e != nil {
 		return e
 	}
 	ids, _ := s.q.get("accessory_ids")

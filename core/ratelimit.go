@@ -43,28 +43,30 @@ const (
 // counts other isolates shared through KV. It is not safe for concurrent use; a Worker
 // isolate runs one request at a time through the module.
 type Limiter struct {
-	limit, window int64 // requests; seconds
-	share         int64 // a client's local count from which it is shared through KV
-	start         int64 // unix seconds at which the current window began
-	counts        map[string]*rlEntry
-	due           []string // clients with a KV operation scheduled (write or read)
-	nextDue       int64    // unix ms of the earliest scheduled operation; kvNoDue if none
-	pauseUntil    int64    // unix ms: no KV operation before (after a failure)
-	announced     bool     // the last KVPending gave the glue a delay (its timer runs)
-	id            uint64   // this instance's id in KV values (0 until first needed)
-	slot          int      // this instance's slot in each client's key family
+	limit, window int64               // requests; seconds
+	share         int64               // a client's local count from which it is shared through KV
+	start         int64               // unix seconds at which the current window began
+	counts        map[uint64]*rlEntry // by hashKey of the client; same-hash entries chain through next
+	due           []string            // clients with a KV operation scheduled (write or read)
+	nextDue       int64               // unix ms of the earliest scheduled operation; kvNoDue if none
+	pauseUntil    int64               // unix ms: no KV operation before (after a failure)
+	announced     bool                // the last KVPending gave the glue a delay (its timer runs)
+	id            uint64              // this instance's id in KV values (0 until first needed)
+	slot          int                 // this instance's slot in each client's key family
 	random        func([]byte)
 }
 
 // rlEntry is one client in the current window.
 type rlEntry struct {
-	local    int64 // requests this instance counted (exact)
-	written  int64 // local count last handed to the glue for KV
-	writeAt  int64 // unix ms: the earliest time of the next write
-	readDue  int64 // unix ms: a read of the client's keys is due (0: none)
-	lastRead int64 // unix ms of the last read handed to the glue (0: never)
-	dirty    bool  // local != what KV was last asked to hold
-	queued   bool  // in Limiter.due
+	key      string   // the client (a copy, never the request buffer)
+	next     *rlEntry // the next entry whose key has the same hash
+	local    int64    // requests this instance counted (exact)
+	written  int64    // local count last handed to the glue for KV
+	writeAt  int64    // unix ms: the earliest time of the next write
+	readDue  int64    // unix ms: a read of the client's keys is due (0: none)
+	lastRead int64    // unix ms of the last read handed to the glue (0: never)
+	dirty    bool     // local != what KV was last asked to hold
+	queued   bool     // in Limiter.due
 	remote   *[kvSlots]slotCount
 }
 
@@ -88,7 +90,7 @@ func NewLimiter(limit, window int64, random func([]byte)) *Limiter {
 		share = 1
 	}
 	return &Limiter{limit: limit, window: window, share: share, nextDue: kvNoDue,
-		counts: make(map[string]*rlEntry), random: random}
+		counts: make(map[uint64]*rlEntry), random: random}
 }
 
 // Verdict is the outcome of Take: the limit, the requests left in the window after this
@@ -103,12 +105,12 @@ type Verdict struct {
 func (l *Limiter) Take(key string, nowMs int64) Verdict {
 	now := floorDiv64(nowMs, 1000)
 	l.advance(now)
-	e := l.counts[key]
+	e := l.entry(key)
 	if e == nil {
-		key = strings.Clone(key)
-		e = &rlEntry{}
-		l.counts[key] = e
+		e = &rlEntry{key: strings.Clone(key), next: l.counts[hashKey(key)]}
+		l.counts[hashKey(key)] = e
 	}
+	key = e.key // the stored copy: key may alias the request buffer, and schedule keeps it
 	e.local++
 	total := e.local + e.remoteSum(l.id)
 	v := Verdict{Limit: l.limit, Remaining: l.limit - total, Reset: l.start + l.window - now, Allowed: total <= l.limit}
@@ -137,7 +139,7 @@ func (l *Limiter) Peek(key string, nowMs int64) Verdict {
 	now := floorDiv64(nowMs, 1000)
 	l.advance(now)
 	total := int64(0)
-	if e := l.counts[key]; e != nil {
+	if e := l.entry(key); e != nil {
 		total = e.local + e.remoteSum(l.id)
 	}
 	v := Verdict{Limit: l.limit, Remaining: l.limit - total, Reset: l.start + l.window - now, Allowed: total < l.limit}
@@ -175,6 +177,28 @@ func (l *Limiter) schedule(key string, e *rlEntry, when int64) {
 	if when < l.nextDue {
 		l.nextDue = when
 	}
+}
+
+// entry returns the client's entry, or nil. The map is keyed by a hash, not by the
+// string: under TinyGo a map lookup with a string key is a heap allocation (measured:
+// one per lookup under wazero), an integer key is not.
+func (l *Limiter) entry(key string) *rlEntry {
+	for e := l.counts[hashKey(key)]; e != nil; e = e.next {
+		if e.key == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// hashKey is FNV-64a of s.
+func hashKey(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // remoteSum is the sum of the counts other instances wrote for this client.
@@ -233,7 +257,7 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 		l.ensureID()
 		kept := l.due[:0]
 		for _, key := range l.due {
-			e := l.counts[key]
+			e := l.entry(key)
 			if e == nil {
 				continue
 			}
@@ -320,7 +344,7 @@ func (l *Limiter) done(kind, key string, ok bool, value string, nowMs int64) {
 	if !good || start != l.start {
 		return // another window's key: its counts no longer matter
 	}
-	e := l.counts[client]
+	e := l.entry(client)
 	if e == nil {
 		return
 	}

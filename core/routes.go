@@ -1,7 +1,5 @@
 package core
 
-import "encoding/hex"
-
 // Server answers the API's requests. Build it once per instance with NewServer; it
 // keeps scratch buffers between requests and is not safe for concurrent use.
 type Server struct {
@@ -23,6 +21,13 @@ type Server struct {
 	list     []byte
 	ccStatic string // Cache-Control of static answers
 	ccSearch string // Cache-Control of availability results
+	raw      [16]byte
+
+	// Where ids come from, for "missing parameter" messages; built once, because an
+	// argument built by concatenation on each request is a heap allocation under TinyGo.
+	hintDepot, hintVehicle string
+	// The 404s of unknown paths (browsers and crawlers ask for /favicon.ico and the like).
+	errOutside, errNoRoute *Error
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -33,9 +38,13 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 		catErr = errNoCatalog
 	}
 	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
-		limit:    NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds, random),
-		ccStatic: "public, max-age=" + string(appendInt(nil, cfg.StaticMaxAge)),
-		ccSearch: "public, max-age=" + string(appendInt(nil, cfg.SearchMaxAge))}
+		limit:       NewLimiter(cfg.RateLimit, cfg.RateWindowSeconds, random),
+		ccStatic:    "public, max-age=" + string(appendInt(nil, cfg.StaticMaxAge)),
+		ccSearch:    "public, max-age=" + string(appendInt(nil, cfg.SearchMaxAge)),
+		hintDepot:   "a depot id from GET " + cfg.BasePath + "/depots",
+		hintVehicle: "a vehicleId from GET " + cfg.BasePath + "/vehicles/availability",
+		errOutside:  NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
+		errNoRoute:  NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 	}
@@ -103,7 +112,7 @@ func (s *Server) Handle(req *Request, w *Response) {
 	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
 		w.SetHeader(":route", routeNone)
 		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
-		s.fail(w, req, NotFound("path", "no such path; the API lives under "+s.cfg.BasePath+"/ (its description: "+s.cfg.BasePath+"/openapi.json)"))
+		s.fail(w, req, s.errOutside)
 		return
 	}
 	route, vehicle := match(path[len(base):])
@@ -164,7 +173,7 @@ func (s *Server) Handle(req *Request, w *Response) {
 	case routeOpenAPI:
 		e = s.getOpenAPI(req, w)
 	default:
-		e = NotFound("path", "no such path under "+s.cfg.BasePath+"; see "+s.cfg.BasePath+"/openapi.json for the operations")
+		e = s.errNoRoute
 	}
 	if e != nil {
 		s.fail(w, req, e)
@@ -202,9 +211,9 @@ func clientKey(req *Request) string {
 
 // quoteID returns 128 random bits as 32 hex digits.
 func (s *Server) quoteID(b []byte) []byte {
-	var raw [16]byte
-	s.random(raw[:])
-	var h [32]byte
-	hex.Encode(h[:], raw[:])
-	return append(b, h[:]...)
+	s.random(s.raw[:]) // a field, not a local: a local passed to a func value escapes under TinyGo
+	for _, c := range s.raw {
+		b = append(b, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return b
 }

@@ -1,0 +1,62 @@
+//go:build !wasip1 && !js
+
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/campervan/agent-api/core"
+)
+
+// benchWasm measures one request through the TinyGo module under wazero, the ABI
+// included (the Worker's V8 differs, but allocations and GC show the same way).
+func benchWasm(b *testing.B, target string) { benchWasmStatus(b, target, 200) }
+
+func benchWasmStatus(b *testing.B, target string, status uint16) {
+	a := newWasmApp(b, wranglerVars(b), fixedNow)
+	req := core.Request{Method: "GET", Target: target, Headers: []core.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
+	in := core.EncodeRequest(nil, &req)
+	n := a.write(b, in)
+	ctx := context.Background()
+	if res, err := a.handle.Call(ctx, uint64(n)); err != nil {
+		b.Fatal(err)
+	} else if st, _ := a.mod.Memory().ReadUint16Le(uint32(res[0]) + 4); st != status {
+		b.Fatalf("%s: status %d", target, st)
+	}
+	mallocs := a.mod.ExportedFunction("mallocs") // only in -tags memstats builds
+	var m0 uint64
+	if mallocs != nil {
+		r, _ := mallocs.Call(ctx)
+		m0 = r[0]
+	}
+	b.ResetTimer()
+	defer func() {
+		if mallocs != nil {
+			r, _ := mallocs.Call(ctx)
+			b.ReportMetric(float64(r[0]-m0)/float64(b.N), "wasm-mallocs/op")
+		}
+	}()
+	for i := 0; i < b.N; i++ {
+		// A different client every 64 requests keeps the limiter below its limit.
+		in[len(in)-5] = byte('0' + i/64%10)
+		a.mod.Memory().Write(uint32(0), nil)
+		a.write(b, in)
+		if _, err := a.handle.Call(ctx, uint64(n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWasmDepots(b *testing.B) { benchWasm(b, "/api/agent/depots") }
+
+func BenchmarkWasmAvailability(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19")
+}
+
+func BenchmarkWasmQuote(b *testing.B) {
+	benchWasm(b, "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33")
+}
+
+func BenchmarkWasmOutside(b *testing.B) { benchWasmStatus(b, "/nothing", 404) }
+func BenchmarkWasmNoRoute(b *testing.B) { benchWasmStatus(b, "/api/agent/vehicles", 404) }
