@@ -23,6 +23,7 @@ type Server struct {
 	list     []byte
 	ccStatic string // Cache-Control of static answers
 	ccSearch string // Cache-Control of availability results
+	mcp      mcpState
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -41,6 +42,7 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 	}
 	s.openapi.set(renderOpenAPI(&cfg))
 	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
+	s.mcp = buildMCP(&cfg, s.openapi.body)
 	return s
 }
 
@@ -75,6 +77,8 @@ func match(rest string) (route, vehicle string) {
 		return routeQuotes, ""
 	case "/openapi.json":
 		return routeOpenAPI, ""
+	case "/mcp":
+		return routeMCP, ""
 	}
 	const v = "/vehicles/"
 	if len(rest) > len(v) && rest[:len(v)] == v {
@@ -108,20 +112,29 @@ func (s *Server) Handle(req *Request, w *Response) {
 	}
 	route, vehicle := match(path[len(base):])
 	w.SetHeader(":route", route)
-	if req.Method != "GET" && req.Method != "HEAD" {
+	counted := req.Method == "GET" || req.Method == "HEAD"
+	if route == routeMCP {
+		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
+	}
+	if !counted {
 		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now())) // not counted, but shown
+	}
+	if route == routeMCP && !counted {
+		s.mcpOtherMethod(req, w)
+		return
 	}
 	if req.Method == "OPTIONS" {
 		s.preflight(req, w)
 		return
 	}
 	head := req.Method == "HEAD"
-	if req.Method != "GET" && !head {
+	if !counted {
 		w.SetHeader("allow", "GET, HEAD, OPTIONS")
 		s.fail(w, req, &Error{Kind: KindMethod, Param: "method", Message: "method " + clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
 		return
 	}
-	// Every GET and HEAD counts against the client's limit, whatever it asks for.
+	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
+	// limit, whatever it asks for.
 	nowMs := s.now()
 	v := s.limit.Take(clientKey(req), nowMs)
 	if s.limit.Due(nowMs) {
@@ -143,6 +156,10 @@ func (s *Server) Handle(req *Request, w *Response) {
 			msg = "the service is down for maintenance; retry after the Retry-After seconds"
 		}
 		s.fail(w, req, &Error{Kind: KindUnavailable, Message: msg})
+		return
+	}
+	if route == routeMCP {
+		s.serveMCP(req, w, nowMs, rawQuery)
 		return
 	}
 	if e := s.q.parse(rawQuery); e != nil {
