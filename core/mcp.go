@@ -50,7 +50,7 @@ const (
 	rpcUnsupportedVersion = -32022
 )
 
-const mcpInstructions = "New Zealand campervan hire: discovery and exact price quotes (read-only; nothing is booked). Call order: list_depots -> search_vehicles (depot ids and dates) -> list_accessories and list_insurance_plans (optional, with a vehicleId from search_vehicles) -> get_quote. Dates are YYYY-MM-DD (New Zealand); both the pick-up and the drop-off day are charged. All amounts are NZD. To book, give the customer the quote's checkoutUrl (or a vehicle's bookingUrl). A tool error (isError) names the argument at fault and what would be accepted: fix that argument and call again."
+const mcpInstructions = "New Zealand campervan hire: discovery and exact price quotes (read-only; nothing is booked). Call order: list_depots, then search_vehicles (depot ids and dates), then optionally list_accessories and list_insurance_plans (with a vehicleId from search_vehicles), then get_quote. Dates are YYYY-MM-DD (New Zealand); both the pick-up and the drop-off day are charged. All amounts are NZD. To book, give the customer the quote's checkoutUrl (or a vehicle's bookingUrl). A tool error (isError) names the argument at fault and what would be accepted: fix that argument and call again."
 
 // mcpTool is one tool: an operation of the OpenAPI document under another name.
 type mcpTool struct {
