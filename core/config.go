@@ -25,6 +25,10 @@ type Config struct {
 	SearchMaxAge int64
 	// RetryAfterSeconds is the Retry-After of a 503.
 	RetryAfterSeconds int64
+	// MCPAllowedOrigins are the browser origins (scheme://host[:port]) allowed to
+	// POST to the MCP endpoint; a request with any other Origin header gets 403
+	// (MCP's DNS-rebinding rule). Requests without Origin are accepted.
+	MCPAllowedOrigins []string
 }
 
 // DefaultConfig returns the configuration used when a var is not set.
@@ -44,7 +48,7 @@ func DefaultConfig() Config {
 // ConfigFromVars returns DefaultConfig overridden by the vars that are set:
 // BASE_PATH, WEB_URL, QUOTE_TTL_SECONDS, RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS,
 // MAINTENANCE ("true"/"false"), CACHE_MAX_AGE_SECONDS, SEARCH_MAX_AGE_SECONDS,
-// RETRY_AFTER_SECONDS. Other names are ignored; a bad value is an error naming the var.
+// RETRY_AFTER_SECONDS, MCP_ALLOWED_ORIGINS (comma-separated origins). Other names are ignored; a bad value is an error naming the var.
 func ConfigFromVars(vars []Header) (Config, error) {
 	c := DefaultConfig()
 	for _, v := range vars {
@@ -77,6 +81,8 @@ func ConfigFromVars(vars []Header) (Config, error) {
 			c.RetryAfterSeconds, err = positive(val)
 		case "MAINTENANCE":
 			c.Maintenance, err = strconv.ParseBool(val)
+		case "MCP_ALLOWED_ORIGINS":
+			c.MCPAllowedOrigins, err = origins(val)
 		}
 		if err != nil {
 			return DefaultConfig(), &configError{v.Name, v.Value}
@@ -97,4 +103,25 @@ func positive(s string) (int64, error) {
 		err = strconv.ErrRange
 	}
 	return n, err
+}
+
+// origins parses a comma-separated list of origins ("https://a.example, http://b:8080");
+// each must be http(s)://host with no path. Trailing slashes are dropped.
+func origins(s string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(o, "https://")
+		if !ok {
+			rest, ok = strings.CutPrefix(o, "http://")
+		}
+		if !ok || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+			return nil, strconv.ErrSyntax
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

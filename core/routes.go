@@ -28,6 +28,7 @@ type Server struct {
 	hintDepot, hintVehicle string
 	// The 404s of unknown paths (browsers and crawlers ask for /favicon.ico and the like).
 	errOutside, errNoRoute *Error
+	mcp                    mcpState
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -50,6 +51,7 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 	}
 	s.openapi.set(renderOpenAPI(&cfg))
 	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
+	s.mcp = buildMCP(&cfg, s.openapi.body)
 	return s
 }
 
@@ -84,6 +86,8 @@ func match(rest string) (route, vehicle string) {
 		return routeQuotes, ""
 	case "/openapi.json":
 		return routeOpenAPI, ""
+	case "/mcp":
+		return routeMCP, ""
 	}
 	const v = "/vehicles/"
 	if len(rest) > len(v) && rest[:len(v)] == v {
@@ -117,20 +121,29 @@ func (s *Server) Handle(req *Request, w *Response) {
 	}
 	route, vehicle := match(path[len(base):])
 	w.SetHeader(":route", route)
-	if req.Method != "GET" && req.Method != "HEAD" {
+	counted := req.Method == "GET" || req.Method == "HEAD"
+	if route == routeMCP {
+		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
+	}
+	if !counted {
 		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now())) // not counted, but shown
+	}
+	if route == routeMCP && !counted {
+		s.mcpOtherMethod(req, w)
+		return
 	}
 	if req.Method == "OPTIONS" {
 		s.preflight(req, w)
 		return
 	}
 	head := req.Method == "HEAD"
-	if req.Method != "GET" && !head {
+	if !counted {
 		w.SetHeader("allow", "GET, HEAD, OPTIONS")
 		s.fail(w, req, &Error{Kind: KindMethod, Param: "method", Message: "method " + clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
 		return
 	}
-	// Every GET and HEAD counts against the client's limit, whatever it asks for.
+	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
+	// limit, whatever it asks for.
 	nowMs := s.now()
 	v := s.limit.Take(clientKey(req), nowMs)
 	if s.limit.Due(nowMs) {
@@ -152,6 +165,10 @@ func (s *Server) Handle(req *Request, w *Response) {
 			msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
 		}
 		s.fail(w, req, &Error{Kind: KindUnavailable, Message: msg})
+		return
+	}
+	if route == routeMCP {
+		s.serveMCP(req, w, nowMs, rawQuery)
 		return
 	}
 	if e := s.q.parse(rawQuery); e != nil {

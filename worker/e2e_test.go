@@ -8,6 +8,7 @@ package main
 // selects another wrangler config (the standard-Go build: wrangler.go.toml).
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -112,7 +113,11 @@ func (d *devServer) do(t *testing.T, req core.Request) core.DecodedResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, req.Method, d.base+req.Target, nil)
+	var reqBody io.Reader
+	if len(req.Body) > 0 {
+		reqBody = bytes.NewReader(req.Body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.Method, d.base+req.Target, reqBody)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +139,16 @@ func (d *devServer) do(t *testing.T, req core.Request) core.DecodedResponse {
 	return out
 }
 
-var volatile = regexp.MustCompile(`"quoteId":"[0-9a-f]{32}","expiresAt":"[0-9T:Z-]{20}"`)
+var (
+	volatile = regexp.MustCompile(`"quoteId":"[0-9a-f]{32}","expiresAt":"[0-9T:Z-]{20}"`)
+	// the same inside a JSON string (an MCP tool result's text block)
+	volatileEscaped = regexp.MustCompile(`\\"quoteId\\":\\"[0-9a-f]{32}\\",\\"expiresAt\\":\\"[0-9T:Z-]{20}\\"`)
+)
 
 // comparable masks what differs by design between two runs: the quote's id and expiry.
 func comparable(b []byte) string {
-	return volatile.ReplaceAllString(string(b), `"quoteId":"<id>","expiresAt":"<time>"`)
+	s := volatile.ReplaceAllString(string(b), `"quoteId":"<id>","expiresAt":"<time>"`)
+	return volatileEscaped.ReplaceAllString(s, `"quoteId":"<id>","expiresAt":"<time>"`)
 }
 
 func TestE2EWorkerd(t *testing.T) {

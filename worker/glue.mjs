@@ -14,11 +14,16 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 // The request headers core reads (lower case). Nothing else crosses into Go.
-const HEADERS = ["cf-connecting-ip", "if-none-match", "origin", "access-control-request-method"];
+const HEADERS = ["cf-connecting-ip", "if-none-match", "origin", "access-control-request-method",
+  "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 // The Worker vars core reads (wrangler.toml [vars]).
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
-  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS"];
+  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"];
+// The most bytes of a POST body core takes (the MCP endpoint); one more byte tells it
+// the body is too long, and it answers 413 as it would for the whole body.
+const MAX_BODY = 65536;
+const NO_BODY = new Uint8Array(0);
 
 let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
 const HV = []; // this request's header values, reused (one request at a time per isolate)
@@ -124,11 +129,11 @@ function ensure(a, size) {
   return a.ptr;
 }
 
-// writeRequest writes method, target and headers (names[i] pre-encoded when
-// nameFields is given) into the module's buffer; returns the byte length. Every string
-// takes at most 3 bytes per UTF-16 unit.
-function writeRequest(a, method, target, names, values, nameFields) {
-  let size = 16 + 3 * (method.length + target.length);
+// writeRequest writes method, target, headers (names[i] pre-encoded when nameFields
+// is given) and body (bytes) into the module's buffer; returns the byte length. Every
+// string takes at most 3 bytes per UTF-16 unit.
+function writeRequest(a, method, target, names, values, nameFields, body) {
+  let size = 16 + 3 * (method.length + target.length) + body.length;
   for (let i = 0; i < names.length; i++) size += 8 + 3 * (names[i].length + values[i].length);
   const base = ensure(a, size);
   let p = putString(a, base, method);
@@ -144,8 +149,9 @@ function writeRequest(a, method, target, names, values, nameFields) {
     }
     p = putString(a, p, values[i]);
   }
-  a.dv.setUint32(p, 0, true); // body: none (GET/HEAD/OPTIONS)
-  return p + 4 - base;
+  a.dv.setUint32(p, body.length, true);
+  if (body.length > 0) a.u8.set(body, p + 4);
+  return p + 4 + body.length - base;
 }
 
 function instantiate(env) {
@@ -158,7 +164,7 @@ function instantiate(env) {
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
-  a.ex.configure(writeRequest(a, "", "", names, values, null));
+  a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY));
   return a;
 }
 
@@ -168,8 +174,8 @@ function instantiate(env) {
 const latin1 = new TextDecoder("latin1");
 
 // call runs one request through the module and reads the response back.
-function call(a, method, target, hv) {
-  const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS);
+function call(a, method, target, hv, reqBody) {
+  const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody);
   const ptr = a.ex.handle(n);
   views(a); // memory may have grown during the call
   const dv = a.dv;
@@ -285,6 +291,33 @@ async function kvRun(a, kv, ops) {
   } catch (err) { kvDrop(err); }
 }
 
+// readBody reads a POST body, at most MAX_BODY + 1 bytes: a longer body is not read
+// further (nor at all when Content-Length says so), and core answers 413 on its length.
+async function readBody(request) {
+  if (Number(request.headers.get("content-length")) > MAX_BODY) return new Uint8Array(MAX_BODY + 1);
+  if (request.body === null) return NO_BODY;
+  const reader = request.body.getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.length;
+    if (n > MAX_BODY) { reader.cancel().catch(() => {}); break; }
+  }
+  if (chunks.length === 1 && n <= MAX_BODY) return chunks[0];
+  const out = new Uint8Array(Math.min(n, MAX_BODY + 1));
+  let p = 0;
+  for (const c of chunks) {
+    const k = Math.min(c.length, out.length - p);
+    out.set(c.subarray(0, k), p);
+    p += k;
+    if (p === out.length) break;
+  }
+  return out;
+}
+
 export default {
   async fetch(request, env, ctx) {
     const t0 = Date.now();
@@ -293,11 +326,12 @@ export default {
     const method = request.method;
     const hv = HV;
     for (let i = 0; i < HEADERS.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
+    const body = method === "POST" ? await readBody(request) : NO_BODY; // GET: no body work
     let r;
     for (let attempt = 0; ; attempt++) {
       try {
         if (app === null) app = instantiate(env);
-        r = call(app, method, target, hv);
+        r = call(app, method, target, hv, body);
         break;
       } catch (err) {
         app = null; // a trap leaves the instance unusable: the next call starts afresh
