@@ -14,8 +14,12 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 // The request headers core reads (lower case). Nothing else crosses into Go.
+// The first GET_HEADERS are all a GET, HEAD or OPTIONS needs; the rest only matter to a
+// POST (the MCP endpoint), so other requests neither read nor pass them (core treats a
+// header that is not passed as empty).
 const HEADERS = ["cf-connecting-ip", "if-none-match", "origin", "access-control-request-method",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
+const GET_HEADERS = 4;
 // The Worker vars core reads (wrangler.toml [vars]).
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
@@ -26,7 +30,9 @@ const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
 
 let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
-const HV = []; // this request's header values, reused (one request at a time per isolate)
+// This request's header values, reused (one request at a time per isolate).
+const HV_ALL = new Array(HEADERS.length).fill("");
+const HV_GET = new Array(GET_HEADERS).fill("");
 
 // wasi returns the dozen WASI functions a TinyGo wasip1 reactor imports. The module
 // has no files, arguments or environment: only stderr/stdout (to the console), the
@@ -129,18 +135,18 @@ function ensure(a, size) {
   return a.ptr;
 }
 
-// writeRequest writes method, target, headers (names[i] pre-encoded when nameFields
+// writeRequest writes method, target, the first count headers (names[i] pre-encoded when nameFields
 // is given) and body (bytes) into the module's buffer; returns the byte length. Every
 // string takes at most 3 bytes per UTF-16 unit.
-function writeRequest(a, method, target, names, values, nameFields, body) {
+function writeRequest(a, method, target, names, values, nameFields, body, count) {
   let size = 16 + 3 * (method.length + target.length) + body.length;
-  for (let i = 0; i < names.length; i++) size += 8 + 3 * (names[i].length + values[i].length);
+  for (let i = 0; i < count; i++) size += 8 + 3 * (names[i].length + values[i].length);
   const base = ensure(a, size);
   let p = putString(a, base, method);
   p = putString(a, p, target);
-  a.dv.setUint32(p, names.length, true);
+  a.dv.setUint32(p, count, true);
   p += 4;
-  for (let i = 0; i < names.length; i++) {
+  for (let i = 0; i < count; i++) {
     if (nameFields) {
       a.u8.set(nameFields[i], p);
       p += nameFields[i].length;
@@ -164,7 +170,7 @@ function instantiate(env) {
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
-  a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY));
+  a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
   return a;
 }
 
@@ -175,7 +181,7 @@ const latin1 = new TextDecoder("latin1");
 
 // call runs one request through the module and reads the response back.
 function call(a, method, target, hv, reqBody) {
-  const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody);
+  const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody, hv.length);
   const ptr = a.ex.handle(n);
   views(a); // memory may have grown during the call
   const dv = a.dv;
@@ -324,8 +330,8 @@ export default {
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
-    const hv = HV;
-    for (let i = 0; i < HEADERS.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
+    const hv = method === "POST" ? HV_ALL : HV_GET;
+    for (let i = 0; i < hv.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
     const body = method === "POST" ? await readBody(request) : NO_BODY; // GET: no body work
     let r;
     for (let attempt = 0; ; attempt++) {
