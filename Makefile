@@ -8,7 +8,7 @@ GO      ?= go
 # no scheduler (nothing on the request path needs one), optimised for speed.
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt 2 -no-debug
 
-.PHONY: all deps build build-go dev test test-go e2e dry-run deploy clean
+.PHONY: all deps build build-go dev test test-go e2e dry-run deploy clean fuzz soak
 
 all: build
 
@@ -21,6 +21,7 @@ deps:
 build: build/app.wasm build/worker.mjs
 
 build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) go.mod go.sum
+	$(GO) run ./build/checksnapshot   # bad data fails the build, never a request
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
 
@@ -43,6 +44,17 @@ test: build build-go
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
+
+# Fuzz every target of core for FUZZTIME each, one at a time (make fuzz FUZZTIME=10m).
+# Seeds: core/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
+FUZZTIME ?= 30s
+FUZZPARALLEL ?= 1
+FUZZ_TARGETS := FuzzQueryParse FuzzParseID FuzzParsePicks FuzzParseDateParam FuzzParseDate \
+  FuzzDecodeRequest FuzzHandle FuzzQuoteEndpoint FuzzQuote
+fuzz:
+	@set -e; for f in $(FUZZ_TARGETS); do echo "== $$f ($(FUZZTIME))"; \
+	  $(GO) test ./core -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \
+	  test $${PIPESTATUS[0]} -eq 0; done
 
 # The deployable bundle exactly as `wrangler deploy` would upload it.
 dry-run: build

@@ -168,7 +168,8 @@ export default {
         if (attempt >= 1) {
           r = {
             status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
-            headers: new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*" }),
+            headers: new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store",
+              "x-content-type-options": "nosniff", "access-control-allow-origin": "*" }),
           };
           break;
         }

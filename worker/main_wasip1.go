@@ -20,6 +20,9 @@ var (
 	server *core.Server
 	req    core.Request
 	resp   core.Response
+	// trapHook is nil in the shipped build; trap_demo.go (tag trapdemo, tests only)
+	// sets it to panic on one path, to test that the glue survives a trap.
+	trapHook func(*core.Request)
 )
 
 func main() {}
@@ -66,6 +69,9 @@ func handle(n uint32) uint32 {
 	}
 	if int(n) > len(inbuf) || core.DecodeRequest(inbuf[:n], &req) != nil {
 		req = core.Request{Method: "GET", Target: "/\x00malformed"}
+	}
+	if trapHook != nil {
+		trapHook(&req)
 	}
 	server.Handle(&req, &resp)
 	out := resp.Encode()
