@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/campervan/agent-api/core"
+	"github.com/tetratelabs/wazero"
 )
 
 var diffN = 2000 // requests of TestWasmMatchesNativeRandom
@@ -270,5 +272,54 @@ func TestNoTrapRouteShipped(t *testing.T) {
 		if err != nil || d.Status != 404 {
 			t.Fatalf("GET %s on the shipped module: %d %v, want 404", target, d.Status, err)
 		}
+	}
+}
+
+// TestWasmMemoryBounded: the module's linear memory (the TinyGo heap and every buffer
+// the request path reuses) after 2,000 random requests and after 20,000 more on the
+// same instance must not grow by more than 20% (a per-request leak in Go would). The
+// clock moves a second every 10 requests, so rate-limit windows end as they do live:
+// the limiter keeps the clients of the current window only.
+func TestWasmMemoryBounded(t *testing.T) {
+	vars := wranglerVars(t)
+	rt, compiled := compiledModule(t)
+	ctx := t.Context()
+	var clock atomic.Int64
+	clock.Store(fixedNow / 1000)
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").
+		WithRandSource(constReader{}).
+		WithWalltime(func() (int64, int32) { return clock.Load(), 0 }, 1)
+	mod, err := rt.InstantiateModule(ctx, compiled, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	a := &wasmApp{mod: mod, alloc: mod.ExportedFunction("alloc"), configure: mod.ExportedFunction("configure"),
+		handle: mod.ExportedFunction("handle"), stderr: &bytes.Buffer{}}
+	if _, err := a.configure.Call(ctx, uint64(a.write(t, core.EncodeRequest(nil, &core.Request{Headers: vars})))); err != nil {
+		t.Fatal(err)
+	}
+	g := reqGen{rand.New(rand.NewPCG(3, 2026))}
+	statuses := map[int]int{}
+	send := func(n int) {
+		for i := 0; i < n; i++ {
+			if i%10 == 0 {
+				clock.Add(1)
+			}
+			req := g.next(`"-"`)
+			d, err := core.DecodeResponse(a.do(t, &req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			statuses[d.Status]++
+		}
+	}
+	send(2000)
+	warm := a.mod.Memory().Size()
+	send(20000)
+	end := a.mod.Memory().Size()
+	t.Logf("wasm linear memory: %d KiB after 2,000 requests, %d KiB after 20,000 more; statuses %v", warm/1024, end/1024, statuses)
+	if float64(end) > 1.2*float64(warm) {
+		t.Errorf("wasm memory grew from %d to %d bytes over 20,000 requests", warm, end)
 	}
 }
