@@ -49,11 +49,12 @@ test: build build-go
 # Seeds: core/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
 FUZZTIME ?= 30s
 FUZZPARALLEL ?= 1
-FUZZ_TARGETS := FuzzQueryParse FuzzParseID FuzzParsePicks FuzzParseDateParam FuzzParseDate \
-  FuzzDecodeRequest FuzzHandle FuzzQuoteEndpoint FuzzQuote
-fuzz:
-	@set -e; for f in $(FUZZ_TARGETS); do echo "== $$f ($(FUZZTIME))"; \
-	  $(GO) test ./core -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \
+FUZZ_TARGETS := ./core:FuzzQueryParse ./core:FuzzParseID ./core:FuzzParsePicks ./core:FuzzParseDateParam \
+  ./core:FuzzParseDate ./core:FuzzDecodeRequest ./core:FuzzHandle ./core:FuzzQuoteEndpoint ./core:FuzzQuote \
+  ./worker:FuzzWasmMatchesNative
+fuzz: build
+	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
+	  $(GO) test $$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \
 	  test $${PIPESTATUS[0]} -eq 0; done
 
 # Soak (not part of make test): 20,000 mixed requests on 8 connections against wrangler

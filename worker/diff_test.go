@@ -323,3 +323,35 @@ func TestWasmMemoryBounded(t *testing.T) {
 		t.Errorf("wasm memory grew from %d to %d bytes over 20,000 requests", warm, end)
 	}
 }
+
+// FuzzWasmMatchesNative is the differential test as a fuzz target: any method, target
+// and the two headers core reads, answered by a fresh wasm instance and a fresh native
+// server, must be the same bytes (a trap fails it). make fuzz runs it after core's.
+func FuzzWasmMatchesNative(f *testing.F) {
+	f.Add("GET", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", "203.0.113.7", "")
+	f.Add("GET", "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20", "", "")
+	f.Add("HEAD", "/api/agent/vehicles/5/accessories?pick_up_date=2026-12-08&drop_off_date=2026-12-19", "::1", "*")
+	f.Add("OPTIONS", "/api/agent/depots", "", "")
+	f.Add("P\x00ST", "/api/agent/%zz?\xff=\x00", "\xff", `W/"x"`)
+	vars := wranglerVars(f)
+	f.Fuzz(func(t *testing.T, method, target, ip, inm string) {
+		req := core.Request{Method: method, Target: target}
+		for _, name := range requestHeaders {
+			v := ""
+			switch name {
+			case "cf-connecting-ip":
+				v = ip
+			case "if-none-match":
+				v = inm
+			}
+			req.Headers = append(req.Headers, core.Header{Name: name, Value: v})
+		}
+		want := nativeDo(nativeServer(t, vars, func() int64 { return fixedNow }, constRand), &req)
+		got := newWasmApp(t, vars, fixedNow).do(t, &req)
+		if !bytes.Equal(got, want) {
+			dg, _ := core.DecodeResponse(got)
+			dw, _ := core.DecodeResponse(want)
+			t.Fatalf("%q %q: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", method, target, render(dg), render(dw))
+		}
+	})
+}
