@@ -46,7 +46,13 @@ func (q *query) parse(raw string) *Error {
 			return Invalid("query", "the query string has a malformed percent-escape in a parameter name")
 		}
 		if val, ok = q.unescape(val); !ok {
+			if key == "" {
+				return Invalid("query", "the query string has a malformed percent-escape in a parameter without a name")
+			}
 			return Invalid(key, "query parameter "+clean(key)+" has a malformed percent-escape")
+		}
+		if key == "" {
+			return Invalid("query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
 		}
 		for i := 0; i < q.n; i++ {
 			if q.p[i].key == key {

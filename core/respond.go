@@ -53,6 +53,7 @@ func (s *Server) tooMany(w *Response, v Verdict) {
 // preflight answers a CORS preflight: any origin may GET.
 func (s *Server) preflight(req *Request, w *Response) {
 	w.Status = 204
+	w.SetHeader("x-content-type-options", "nosniff")
 	w.SetHeader("access-control-allow-origin", "*")
 	w.SetHeader("access-control-allow-methods", "GET, HEAD, OPTIONS")
 	w.SetHeader("access-control-allow-headers", "If-None-Match, Content-Type, Accept")

@@ -21,6 +21,9 @@ var (
 	req    core.Request
 	resp   core.Response
 	kvOut  []byte // the rate limiter's pending KV operations (kv_pending)
+	// trapHook is nil in the shipped build; trap_demo.go (tag trapdemo, tests only)
+	// sets it to panic on one path, to test that the glue survives a trap.
+	trapHook func(*core.Request)
 )
 
 func main() {}
@@ -67,6 +70,9 @@ func handle(n uint32) uint32 {
 	}
 	if int(n) > len(inbuf) || core.DecodeRequest(inbuf[:n], &req) != nil {
 		req = core.Request{Method: "GET", Target: "/\x00malformed"}
+	}
+	if trapHook != nil {
+		trapHook(&req)
 	}
 	server.Handle(&req, &resp)
 	out := resp.Encode()
