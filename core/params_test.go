@@ -174,3 +174,17 @@ func TestNotModified(t *testing.T) {
 		}
 	}
 }
+
+func TestClientKeyCapped(t *testing.T) {
+	long := strings.Repeat("a", 1000)
+	got := clientKey(&Request{Headers: []Header{{"cf-connecting-ip", long}}})
+	if len(got) != maxClientKey {
+		t.Errorf("clientKey of a 1000-byte address has %d bytes, want %d", len(got), maxClientKey)
+	}
+	if got := clientKey(&Request{}); got != "127.0.0.1" {
+		t.Errorf("clientKey without CF-Connecting-IP = %q, want 127.0.0.1", got)
+	}
+	if got := clientKey(&Request{Headers: []Header{{"cf-connecting-ip", "2001:db8::1"}}}); got != "2001:db8::1" {
+		t.Errorf("clientKey(2001:db8::1) = %q", got)
+	}
+}

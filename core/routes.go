@@ -229,12 +229,19 @@ func (s *Server) rateHeaders(w *Response, v Verdict) {
 }
 
 // clientKey is who the rate limit counts: the address Cloudflare's edge sets.
+// An address is at most 45 bytes (IPv6 with an IPv4 tail); anything longer is not one
+// Cloudflare set, and is cut so a client cannot grow the limiter's memory with it.
 func clientKey(req *Request) string {
 	if ip := req.Header("cf-connecting-ip"); ip != "" {
+		if len(ip) > maxClientKey {
+			ip = ip[:maxClientKey]
+		}
 		return ip
 	}
 	return "127.0.0.1"
 }
+
+const maxClientKey = 64
 
 // quoteID returns 128 random bits as 32 hex digits.
 func (s *Server) quoteID(b []byte) []byte {

@@ -48,6 +48,7 @@ type devServer struct {
 	base    string
 	persist string // --persist-to: the local KV state lives here
 	cmd     *exec.Cmd
+	exited  chan struct{} // closed when the process has exited
 	log     *os.File
 }
 
@@ -72,7 +73,9 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), persist: persist, cmd: cmd, log: logf}
+	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), persist: persist, cmd: cmd, log: logf,
+		exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(d.exited) }()
 	t.Cleanup(d.stop)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -83,6 +86,12 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 				t.Logf("%s ready in wrangler dev at %s", config, d.base)
 				return d
 			}
+		}
+		select {
+		case <-d.exited:
+			out, _ := os.ReadFile(logf.Name())
+			t.Fatalf("wrangler dev (%s) exited before it was ready; its log:\n%s", config, out)
+		default:
 		}
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(logf.Name())
@@ -96,13 +105,11 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 func (d *devServer) stop() {
 	pgid := d.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-d.exited:
 	case <-time.After(5 * time.Second):
 		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
+		<-d.exited
 	}
 	d.log.Close()
 	os.Remove(d.log.Name())
