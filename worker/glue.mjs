@@ -14,12 +14,13 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 // The request headers core reads (lower case). Nothing else crosses into Go.
-// The first GET_HEADERS are all a GET, HEAD or OPTIONS needs; the rest only matter to a
-// POST (the MCP endpoint), so other requests neither read nor pass them (core treats a
-// header that is not passed as empty).
-const HEADERS = ["cf-connecting-ip", "if-none-match", "origin", "access-control-request-method",
+// The first GET_HEADERS are all a GET or HEAD needs (the rate limit's client, and
+// If-None-Match); the rest only matter to OPTIONS and POST (CORS and the MCP
+// endpoint), so a GET neither reads nor passes them (core treats a header that is not
+// passed as empty): every request.headers.get is a call into the runtime.
+const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
-const GET_HEADERS = 4;
+const GET_HEADERS = 2;
 // The Worker vars core reads (wrangler.toml [vars]).
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
@@ -330,7 +331,7 @@ export default {
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
-    const hv = method === "POST" ? HV_ALL : HV_GET;
+    const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
     for (let i = 0; i < hv.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
     const body = method === "POST" ? await readBody(request) : NO_BODY; // GET: no body work
     let r;

@@ -12,7 +12,7 @@ import (
 )
 
 // requestHeaders are the request headers core reads (the JS glue passes the same).
-var requestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin", "access-control-request-method",
+var requestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
 	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
 
 // httpHandler adapts core.Server to net/http for the standard-Go builds. core is not

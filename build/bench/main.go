@@ -37,7 +37,24 @@ var (
 	only     = flag.String("only", "", "run only the endpoints whose name contains this")
 	outDir   = flag.String("out", "build/bench/out", "where configs and results go")
 	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
+	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
+	setVars  varList
+	noLog    = flag.Bool("no-request-log", false, "measure the Worker without its per-request log line (to see what the line costs)")
 )
+
+type varList [][2]string
+
+func (v *varList) String() string { return fmt.Sprint(*v) }
+func (v *varList) Set(s string) error {
+	k, val, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("want NAME=value")
+	}
+	*v = append(*v, [2]string{k, val})
+	return nil
+}
+
+func init() { flag.Var(&setVars, "var", "override a wrangler.toml var: NAME=value (repeatable)") }
 
 type endpoint struct{ name, target string }
 
@@ -77,13 +94,37 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	for _, o := range setVars {
+		found := false
+		for i := range vars {
+			if vars[i][0] == o[0] {
+				vars[i][1], found = o[1], true
+			}
+		}
+		if !found {
+			vars = append(vars, o)
+		}
+	}
 	lua := filepath.Join(*outDir, "ips.lua")
-	os.WriteFile(lua, []byte(`local n = 0
+	os.WriteFile(lua, []byte(fmt.Sprintf(`local n = 0
 request = function()
-  n = n + 1
-  return wrk.format(nil, nil, {["CF-Connecting-IP"] = "198.18." .. (n % 256) .. "." .. (math.floor(n / 256) % 256)})
+  n = (n + 1) %% %d
+  return wrk.format(nil, nil, {["CF-Connecting-IP"] = "198.18." .. (n %% 256) .. "." .. (math.floor(n / 256) %% 256)})
 end
-`), 0o644)
+`, *ips)), 0o644)
+	workerJS := "build/dist/worker.js"
+	if *noLog {
+		b, err := os.ReadFile(workerJS)
+		if err != nil {
+			return err
+		}
+		re := regexp.MustCompile(`(?m)^\s*console\.log\('\{"method".*$`)
+		if !re.Match(b) {
+			return fmt.Errorf("-no-request-log: the log line was not found in %s", workerJS)
+		}
+		workerJS = filepath.Join(*outDir, "worker-nolog.js")
+		os.WriteFile(workerJS, re.ReplaceAll(b, nil), 0o644)
+	}
 	os.WriteFile(filepath.Join(*outDir, "kv.mjs"), []byte(kvService), 0o644)
 
 	// The project's Worker.
@@ -95,7 +136,7 @@ end
 	fmt.Fprintf(&b, "  services = [ (name = \"main\", worker = .app), (name = \"kv\", worker = .kv) ],\n")
 	fmt.Fprintf(&b, "  sockets = [ (name = \"http\", address = \"127.0.0.1:%d\", http = (), service = \"main\") ],\n);\n", appPort)
 	fmt.Fprintf(&b, "const app :Workerd.Worker = (\n  modules = [ (name = \"worker.js\", esModule = embed %q), (name = %q, wasm = embed %q) ],\n",
-		abs("build/dist/worker.js"), filepath.Base(wasms[0]), abs(wasms[0]))
+		abs(workerJS), filepath.Base(wasms[0]), abs(wasms[0]))
 	fmt.Fprintf(&b, "  compatibilityDate = \"2026-11-01\",\n  bindings = [\n")
 	for _, v := range vars {
 		fmt.Fprintf(&b, "    (name = %q, text = %q),\n", v[0], v[1])
