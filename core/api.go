@@ -113,35 +113,66 @@ func (s *Server) getAvailability(w *Response, nowMs int64) *Error {
 	}
 	w.Status = 200
 	common(w, s.ccSearch)
+	// The booking link is the same for every offer up to the vehicle id: built once.
+	s.handoff = s.appendHandoffSearch(s.handoff[:0], &sr)
 	b := append(w.Body, '[')
 	for i := range s.offers {
 		o := &s.offers[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"vehicleId":`...)
-		b = appendInt(b, o.Vehicle.ID)
-		b = append(b, `,"name":`...)
-		b = appendJSONString(b, o.Vehicle.Name)
-		b = append(b, `,"rentalDailyRate":`...)
+		vj := s.vehicleJSON(o.Vehicle)
+		b = append(b, vj.head...) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		b = appendMoney(b, o.DailyRateCents)
-		b = append(b, `,"imageUrl":`...)
-		b = appendJSONString(b, o.Vehicle.ImageURL)
-		b = append(b, `,"days":`...)
+		b = append(b, vj.mid...) // ,"imageUrl":"...","days":
 		b = appendInt(b, int64(o.Days))
 		b = append(b, `,"rentalFee":`...)
 		b = appendMoney(b, o.RentalCents)
 		b = append(b, `,"bookingUrl":"`...)
-		b = s.appendHandoff(b, &sr, o.Vehicle.ID)
+		b = append(b, s.handoff...)
+		b = append(b, vj.id...)
 		b = append(b, `"}`...)
 	}
 	w.Body = append(b, ']')
 	return nil
 }
 
+// vehicleJSONParts are the parts of a search result that depend only on the vehicle,
+// rendered once per Server: under TinyGo, escaping names and URLs and formatting ids
+// on every request was the larger part of an availability search's time in wasm.
+type vehicleJSONParts struct {
+	head, mid, id []byte
+}
+
+func buildVehicleJSON(vs []Vehicle) []vehicleJSONParts {
+	out := make([]vehicleJSONParts, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		h := appendInt(append([]byte(nil), `{"vehicleId":`...), v.ID)
+		h = append(appendJSONString(append(h, `,"name":`...), v.Name), `,"rentalDailyRate":`...)
+		m := append(appendJSONString(append([]byte(nil), `,"imageUrl":`...), v.ImageURL), `,"days":`...)
+		out[i] = vehicleJSONParts{head: h, mid: m, id: appendInt(nil, v.ID)}
+	}
+	return out
+}
+
+// vehicleJSON returns the pre-rendered parts for v (v comes from the catalog).
+func (s *Server) vehicleJSON(v *Vehicle) *vehicleJSONParts {
+	if i := s.cat.vehicleIndex(v); i >= 0 && i < len(s.vjson) {
+		return &s.vjson[i]
+	}
+	s.vjsonMiss = buildVehicleJSON([]Vehicle{*v}) // not reached: offers come from the catalog
+	return &s.vjsonMiss[0]
+}
+
 // appendHandoff appends {web_url}/book with the search and the vehicle, as the website
 // takes them. Every value is an integer or a date: nothing needs escaping.
 func (s *Server) appendHandoff(b []byte, sr *Search, vehicleID int64) []byte {
+	return appendInt(s.appendHandoffSearch(b, sr), vehicleID)
+}
+
+// appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
+func (s *Server) appendHandoffSearch(b []byte, sr *Search) []byte {
 	b = append(b, s.cfg.WebURL...)
 	b = append(b, "/book?pick_up_depot_id="...)
 	b = appendInt(b, sr.PickUpDepot)
@@ -151,14 +182,13 @@ func (s *Server) appendHandoff(b []byte, sr *Search, vehicleID int64) []byte {
 	b = sr.PickUp.AppendTo(b)
 	b = append(b, "&drop_off_date="...)
 	b = sr.DropOff.AppendTo(b)
-	b = append(b, "&vehicle_id="...)
-	return appendInt(b, vehicleID)
+	return append(b, "&vehicle_id="...)
 }
 
 // getExtras answers accessories and insurance-types. Without dates the lists are
 // static (cacheable, ETag); with both dates each item also carries its cost.
 func (s *Server) getExtras(req *Request, w *Response, route, vehicle string) *Error {
-	id, e := parseID("vehicleId", "path parameter vehicleId", vehicle)
+	id, e := parseID("vehicleId", "path parameter ", vehicle)
 	if e != nil {
 		return e
 	}
@@ -330,7 +360,7 @@ func (s *Server) getQuote(w *Response, nowMs int64) *Error {
 	b = append(b, `,"totalAmount":`...)
 	b = appendMoney(b, q.TotalCents)
 	b = append(b, `,"note":`...)
-	b = appendJSONString(b, quoteNote)
+	b = append(b, s.noteJSON...)
 	b = append(b, `,"vehicleId":`...)
 	b = appendInt(b, q.Vehicle.ID)
 	b = append(b, `,"days":`...)

@@ -134,7 +134,7 @@ func FuzzParseID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		n, e := parseID("vehicle_id", "query parameter vehicle_id", v)
+		n, e := parseID("vehicle_id", "query parameter ", v)
 		ref, rerr := strconv.ParseUint(v, 10, 64)
 		allDigit := v != "" && allDigits(v)
 		if e != nil {

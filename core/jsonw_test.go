@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand"
+	"strconv"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -63,5 +64,24 @@ func BenchmarkAppendMoney(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	for i := 0; i < b.N; i++ {
 		buf = appendMoney(buf[:0], int64(i)*37)
+	}
+}
+
+func TestAppendIntMatchesStrconv(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	check := func(n int64) {
+		if got, want := string(appendInt(nil, n)), strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := int64(-1000); n <= 100000; n++ {
+		check(n)
+	}
+	for _, n := range []int64{1<<32 - 1, 1 << 32, 1<<32 + 1, 1<<31 - 1, 1 << 31, -(1 << 31), -(1 << 32)} {
+		check(n)
+	}
+	for i := 0; i < 200000; i++ {
+		check(r.Int63() >> uint(r.Intn(63)))
+		check(-(r.Int63() >> uint(r.Intn(63))))
 	}
 }

@@ -150,7 +150,7 @@ func (q *query) requiredID(key, hint string) (int64, *Error) {
 	if !ok {
 		return 0, Invalid(key, "missing required query parameter "+key+" ("+hint+")")
 	}
-	return parseID(key, "query parameter "+key, v)
+	return parseID(key, "query parameter ", v)
 }
 
 // optionalID reads an optional positive integer parameter; absent or empty gives 0.
@@ -159,15 +159,22 @@ func (q *query) optionalID(key string) (int64, *Error) {
 	if !ok || v == "" {
 		return 0, nil
 	}
-	return parseID(key, "query parameter "+key, v)
+	return parseID(key, "query parameter ", v)
 }
 
-// parseID parses a positive integer id in 1..maxID; what names the input in messages.
-func parseID(param, what, v string) (int64, *Error) {
+// parseID parses a positive integer id in 1..maxID; kind+param names the input in
+// messages ("query parameter " + "vehicle_id"). The two are joined only on an error: a
+// concatenation on every call would be a heap allocation per parameter.
+func parseID(param, kind, v string) (int64, *Error) {
+	n, ok := scanID(v)
+	if ok {
+		return n, nil
+	}
+	what := kind + param
 	if v == "" {
 		return 0, Invalid(param, what+" is empty; it must be a positive integer")
 	}
-	var n int64
+	n = 0
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c < '0' || c > '9' {
@@ -182,6 +189,22 @@ func parseID(param, what, v string) (int64, *Error) {
 		return 0, Invalid(param, what+" must be a positive integer (1 or more), got "+quoteClean(v))
 	}
 	return n, nil
+}
+
+// scanID reads v as an id in 1..maxID.
+func scanID(v string) (int64, bool) {
+	var n int64
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+		if n > maxID {
+			return 0, false
+		}
+	}
+	return n, n > 0
 }
 
 // requiredDate reads a required YYYY-MM-DD parameter.
@@ -236,7 +259,7 @@ func parsePicks(v string, dst []Pick) ([]Pick, *Error) {
 		if count > maxAccessories {
 			return dst, Invalid("accessory_ids", "accessory_ids lists more than 20 ids (the limit, repeated ids included)")
 		}
-		id, err := parseID("accessory_ids", "each id in accessory_ids", item)
+		id, err := parseID("accessory_ids", "each id in ", item)
 		if err != nil {
 			if item == "" {
 				err.Message = "accessory_ids has an empty entry; give comma-separated accessory ids such as 3,5,5"

@@ -65,7 +65,7 @@ func TestParseID(t *testing.T) {
 		{"99999999999999999999999", 0, "out of range"},
 	}
 	for _, tt := range tests {
-		got, err := parseID("vehicle_id", "query parameter vehicle_id", tt.in)
+		got, err := parseID("vehicle_id", "query parameter ", tt.in)
 		if tt.msg == "" {
 			if err != nil || got != tt.want {
 				t.Errorf("parseID(%q) = %d, %v; want %d, nil", tt.in, got, err, tt.want)

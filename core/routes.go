@@ -28,7 +28,12 @@ type Server struct {
 	hintDepot, hintVehicle string
 	// The 404s of unknown paths (browsers and crawlers ask for /favicon.ico and the like).
 	errOutside, errNoRoute *Error
-	mcp                    mcpState
+
+	vjson     []vehicleJSONParts // per catalog vehicle, by index (api.go)
+	vjsonMiss []vehicleJSONParts
+	handoff   []byte // this request's booking link up to the vehicle id
+	noteJSON  []byte // the quote's note, escaped once
+	mcp       mcpState
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -48,7 +53,9 @@ func NewServer(cfg Config, cat *Catalog, catErr error, now func() int64, random 
 		errNoRoute:  NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
+		s.vjson = buildVehicleJSON(cat.Vehicles())
 	}
+	s.noteJSON = appendJSONString(nil, quoteNote)
 	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
 	return s
 }

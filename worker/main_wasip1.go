@@ -118,14 +118,27 @@ var clockNow uint64
 //go:wasmimport wasi_snapshot_preview1 clock_time_get
 func clockTimeGet(id uint32, precision uint64, out unsafe.Pointer) uint32
 
-// randomBytes fills b straight from the host's random_get (crypto.getRandomValues in
-// the Worker). crypto/rand would go through wasi-libc's arc4random, a PRNG seeded from
-// the host, which also makes the bytes differ from the host's source in tests.
+// randomBytes fills b from the host's random_get (crypto.getRandomValues in the
+// Worker), 1 KiB at a time: a call into the host for every 16-byte quote id was the
+// largest single cost of a quote in V8 (profiled with node --cpu-prof). crypto/rand
+// would go through wasi-libc's arc4random, a PRNG seeded from the host, which also
+// makes the bytes differ from the host's source in tests.
 func randomBytes(b []byte) {
-	if len(b) > 0 {
-		randomGet(unsafe.Pointer(&b[0]), uint32(len(b)))
+	for len(b) > 0 {
+		if randPos == len(randPool) {
+			randomGet(unsafe.Pointer(&randPool[0]), uint32(len(randPool)))
+			randPos = 0
+		}
+		n := copy(b, randPool[randPos:])
+		randPos += n
+		b = b[n:]
 	}
 }
+
+var (
+	randPool [1024]byte
+	randPos  = len(randPool)
+)
 
 //go:wasmimport wasi_snapshot_preview1 random_get
 func randomGet(buf unsafe.Pointer, n uint32) uint32
