@@ -30,6 +30,7 @@ const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS"
 const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
 
+let logRequests = true; // REQUEST_LOG var, read with the instance
 let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
 // This request's header values, reused (one request at a time per isolate).
 const HV_ALL = new Array(HEADERS.length).fill("");
@@ -167,6 +168,7 @@ function instantiate(env) {
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0 };
   state.mem = a.mem;
   a.ex._initialize();
+  logRequests = !(env && String(env.REQUEST_LOG).toLowerCase() === "false");
   const names = [], values = [];
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
@@ -354,7 +356,8 @@ export default {
     }
     if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
     // The request log line (method is an HTTP token and route one of ours: no escaping).
-    console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
+    // It is the largest cost the glue adds (BENCHMARKS.md): REQUEST_LOG=false drops it.
+    if (logRequests) console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
     return new Response(r.body, { status: r.status, headers: r.headers });
   },
 };

@@ -39,7 +39,6 @@ var (
 	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
 	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
 	setVars  varList
-	noLog    = flag.Bool("no-request-log", false, "measure the Worker without its per-request log line (to see what the line costs)")
 )
 
 type varList [][2]string
@@ -113,18 +112,6 @@ request = function()
 end
 `, *ips)), 0o644)
 	workerJS := "build/dist/worker.js"
-	if *noLog {
-		b, err := os.ReadFile(workerJS)
-		if err != nil {
-			return err
-		}
-		re := regexp.MustCompile(`(?m)^\s*console\.log\('\{"method".*$`)
-		if !re.Match(b) {
-			return fmt.Errorf("-no-request-log: the log line was not found in %s", workerJS)
-		}
-		workerJS = filepath.Join(*outDir, "worker-nolog.js")
-		os.WriteFile(workerJS, re.ReplaceAll(b, nil), 0o644)
-	}
 	os.WriteFile(filepath.Join(*outDir, "kv.mjs"), []byte(kvService), 0o644)
 
 	// The project's Worker.
