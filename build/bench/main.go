@@ -238,12 +238,18 @@ const floorWorker = `export default {
 `
 
 // kvService is the KV namespace behind the RATE_LIMIT binding under raw workerd: workerd
-// speaks HTTP to it (GET/PUT/DELETE /<key>); values live in memory.
+// speaks HTTP to it (GET/PUT/DELETE /<key>, POST /bulk/get); values live in memory.
 const kvService = `const m = new Map();
 export default {
   async fetch(request) {
     const u = new URL(request.url);
     const key = decodeURIComponent(u.pathname.slice(1));
+    if (request.method === "POST" && key === "bulk/get") {
+      const { keys } = await request.json();
+      const out = {};
+      for (const k of keys) { const v = m.get(k); out[k] = v === undefined ? null : new TextDecoder().decode(v); }
+      return Response.json(out);
+    }
     if (request.method === "PUT") { m.set(key, await request.arrayBuffer()); return new Response(null, { status: 200 }); }
     if (request.method === "DELETE") { m.delete(key); return new Response(null, { status: 200 }); }
     if (key === "") {
