@@ -3,8 +3,9 @@
 // Why hand-written: syumai/workers' glue starts a new Go instance per request and
 // crosses syscall/js per header; this glue keeps ONE instance per isolate and makes ONE
 // synchronous call per request, passing bytes through the module's linear memory
-// (the ABI of core/abi.go). Measured on the real workerd: 0.009x-0.12x of a plain JS
-// worker for the syumai paths, ~0.76x for this one (RATIONALE.md).
+// (the ABI of core/abi.go). Measured on the real workerd against a plain JS worker
+// returning the same bytes: 0.009x-0.12x for the syumai paths (prototypes), 0.84-0.88x
+// for this one, 0.69-0.72x with the per-request log line (BENCHMARKS.md).
 //
 // A trap (a Go panic: TinyGo on wasm cannot recover) drops the instance; the request
 // is retried once on a fresh instance, and every later request gets the fresh one.
