@@ -1,26 +1,40 @@
 # The two commands: `make dev` (run locally under wrangler dev) and `make test`.
+# Each sets up what is missing first (deps-check below).
 SHELL := /bin/bash
-TINYGO  ?= tinygo
+# The pinned TinyGo of build/install-tinygo.sh (make TINYGO=... for another compiler);
+# exported for the tests that build with it (worker/trap_test.go).
+TINYGO_PREFIX ?= /opt/tinygo
+TINYGO  ?= $(TINYGO_PREFIX)/bin/tinygo
+export TINYGO
 PORT    ?= 8787
 INSPECTOR_PORT ?= 9229
 GO      ?= go
+ifeq ($(shell command -v go),)
+export PATH := /usr/local/go/bin:$(PATH)
+endif
 # TinyGo flags of the shipped module (RATIONALE.md): a WASI reactor with exports,
 # no scheduler (nothing on the request path needs one), optimised for speed.
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt 2 -no-debug
 
-.PHONY: all deps build build-go dev test dry-run deploy bench clean fuzz soak
+.PHONY: all deps deps-check build build-go dev test dry-run deploy bench clean fuzz soak
 
 all: build
 
-# Toolchains and npm packages (pinned): TinyGo + LLVM from apt/Go modules, wrangler.
+# Toolchains and packages at their pins (build/deps.sh): TinyGo + LLVM (apt, Go module),
+# the npm packages (wrangler, workerd, Node 22), the Go modules. `make deps` installs all
+# up front (CI); every target that builds depends on deps-check, which installs only what
+# is missing or whose pins changed and otherwise costs ~0.1 s without network. A new
+# target that builds (publish, ...) depends on deps-check too, directly or through build.
 deps:
-	bash build/install-tinygo.sh
-	npm install --no-audit --no-fund
+	build/deps.sh install
+
+deps-check:
+	@build/deps.sh ensure
 
 # The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
 build: build/app.wasm build/worker.mjs
 
-build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) go.mod go.sum
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) go.mod go.sum | deps-check
 	$(GO) run ./build/checksnapshot   # bad data fails the build, never a request
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
@@ -29,13 +43,18 @@ build/worker.mjs: worker/glue.mjs
 	cp $< $@
 
 # The same core on standard Go under syumai/workers' workers.Serve (GOOS=js).
-build-go:
+build-go: deps-check
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o build/go-worker
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/go-worker/app.wasm ./worker
 	@printf 'build/go-worker/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
 
+# Prints "make dev: ready on ..." with a curl to try once the API answers; Ctrl-C stops it.
 dev: build
-	build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
+	@u=http://127.0.0.1:$(PORT)/api/agent; sh=$$$$; \
+	if command -v curl >/dev/null; then ( for i in $$(seq 600); do sleep 0.5; kill -0 $$sh 2>/dev/null || exit 0; \
+	  curl -sf -o /dev/null $$u/ || continue; \
+	  printf '\nmake dev: ready on %s/ (Ctrl-C stops it). Try:\n  curl -s %s/depots\n\n' $$u $$u; exit 0; done ) & fi; \
+	exec build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
 	  --persist-to .wrangler/state --show-interactive-dev-session=false
 
 test: build build-go

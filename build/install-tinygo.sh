@@ -13,7 +13,12 @@
 #   Only the wasm32-unknown-wasi targets (-target=wasip1, -target=wasm) are covered.
 #
 # Idempotent: a second run with the same pins is a no-op (~1 s).
-# Env: TINYGO_PREFIX (/opt/tinygo), TINYGO_BIN_DIR (/usr/local/bin; empty = no symlink),
+#   --check   exit 0 when the apt packages and this TinyGo (same pins, see STAMP) are
+#             installed, else 1 with the reason on stdout: no network, no root, ~30 ms.
+#             build/deps.sh runs it before every build.
+#   --apt     print the apt packages still missing (one line, empty when none).
+# Env: TINYGO_PREFIX (/opt/tinygo), TINYGO_BIN_DIR (/usr/local/bin for the default prefix,
+#      else none; empty = no symlink),
 #      TINYGO_FORCE=1 to rebuild.
 set -euo pipefail
 
@@ -22,42 +27,80 @@ LLVM_MAJOR=19
 REV=1   # bump when this script's output changes
 
 PREFIX=${TINYGO_PREFIX:-/opt/tinygo}
-BIN_DIR=${TINYGO_BIN_DIR-/usr/local/bin}
+# The symlink on PATH only for the default prefix: another prefix is used by its path.
+if [ "$PREFIX" = /opt/tinygo ]; then BIN_DIR=${TINYGO_BIN_DIR-/usr/local/bin}; else BIN_DIR=${TINYGO_BIN_DIR-}; fi
 APT_PKGS=(llvm-$LLVM_MAJOR-dev libclang-$LLVM_MAJOR-dev clang-$LLVM_MAJOR lld-$LLVM_MAJOR
           libclang-rt-$LLVM_MAJOR-dev-wasm32 wasi-libc binaryen g++)
 STAMP="tinygo=$TINYGO_VERSION llvm=$LLVM_MAJOR rev=$REV"
 
 log() { printf '[install-tinygo %(%T)T] %s\n' -1 "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+die() { log "ERROR: $*"; exit 3; }   # 3: the message says what to do
+RT=/usr/lib/llvm-$LLVM_MAJOR/lib/clang/$LLVM_MAJOR/lib/wasi/libclang_rt.builtins-wasm32.a
+FILES=("$RT" /usr/lib/wasm32-wasi/libc.a /usr/include/wasm32-wasi/stdlib.h
+       /usr/bin/clang-$LLVM_MAJOR /usr/bin/wasm-ld-$LLVM_MAJOR /usr/bin/wasm-opt)
+declare -A ok=()
+while read -r p st; do
+  [ "$st" != "install ok installed" ] || ok[$p]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${APT_PKGS[@]}" 2>/dev/null || true)
+missing=()
+for p in "${APT_PKGS[@]}"; do [ -n "${ok[$p]:-}" ] || missing+=("$p"); done
+installed() {   # this TinyGo, with these pins, runs
+  [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$STAMP" ] && [ -x "$PREFIX/bin/tinygo" ] \
+    && PATH=$PATH:/usr/local/go/bin "$PREFIX/libexec/tinygo" version >/dev/null 2>&1
+}
+case "${1:-}" in
+  --apt) echo "${missing[*]}"; exit 0 ;;
+  --check)
+    [ ${#missing[@]} -eq 0 ] || { echo "apt packages missing: ${missing[*]}"; exit 1; }
+    for f in "${FILES[@]}"; do [ -e "$f" ] || { echo "missing $f"; exit 1; }; done
+    installed || { echo "TinyGo $TINYGO_VERSION ($STAMP) not in $PREFIX"; exit 1; }
+    exit 0 ;;
+  "") ;;
+  *) echo "usage: $0 [--check|--apt]" >&2; exit 2 ;;
+esac
+
+# Root for apt and for a prefix we cannot write: sudo, only when needed and usable
+# (passwordless, or asking for the password on a terminal).
+can_sudo() { [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && { [ -t 0 ] || sudo -n true 2>/dev/null; }; }; }
+asroot() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 command -v go >/dev/null || export PATH=/usr/local/go/bin:$PATH
-command -v go >/dev/null || die "go not found"
+command -v go >/dev/null || die "go not found: install Go >= 1.22 (/usr/local/go) first"
 
 # 1. Debian packages, only when one is missing.
-missing=()
-for p in "${APT_PKGS[@]}"; do
-  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
-done
 if [ ${#missing[@]} -gt 0 ]; then
+  can_sudo || die "apt packages missing and no root (not root, no sudo): as root run
+  apt-get install --no-install-recommends ${missing[*]}
+then run $0 again"
   log "apt-get install ${missing[*]}"
-  $SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null
+  asroot apt-get -o DPkg::Lock::Timeout=300 update -qq \
+    || die "apt-get update failed (no network?): as root run
+  apt-get update && apt-get install --no-install-recommends ${missing[*]}"
+  asroot env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install failed (no network?): as root run
+  apt-get install --no-install-recommends ${missing[*]}"
 fi
-RT=/usr/lib/llvm-$LLVM_MAJOR/lib/clang/$LLVM_MAJOR/lib/wasi/libclang_rt.builtins-wasm32.a
-for f in "$RT" /usr/lib/wasm32-wasi/libc.a /usr/include/wasm32-wasi/stdlib.h \
-         /usr/bin/clang-$LLVM_MAJOR /usr/bin/wasm-ld-$LLVM_MAJOR /usr/bin/wasm-opt; do
+for f in "${FILES[@]}"; do
   [ -e "$f" ] || die "missing $f after apt install"
 done
 
+# The prefix (and the symlink in BIN_DIR) need root only when their parents are not ours.
+writable() { local d=$1; while [ ! -e "$d" ]; do d=$(dirname "$d"); done; [ -w "$d" ]; }
+SUDO=
+if ! writable "$(dirname "$PREFIX")" || { [ -n "$BIN_DIR" ] && ! writable "$BIN_DIR"; }; then
+  can_sudo || die "cannot write $PREFIX${BIN_DIR:+ or $BIN_DIR} (not root, no sudo): run as root,
+  or choose a prefix of your own: TINYGO_PREFIX=\$HOME/.local/tinygo TINYGO_BIN_DIR= (make passes them on)"
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+fi
+
 # 2. Already installed with the same pins?
-if [ "${TINYGO_FORCE:-0}" != 1 ] && [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$STAMP" ] \
-   && "$PREFIX/libexec/tinygo" version >/dev/null 2>&1; then
+if [ "${TINYGO_FORCE:-0}" != 1 ] && installed; then
   log "TinyGo $TINYGO_VERSION already in $PREFIX"
 else
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   log "go mod download github.com/tinygo-org/tinygo@$TINYGO_VERSION"
-  (cd "$tmp" && GOWORK=off GOFLAGS=-buildvcs=false go mod download "github.com/tinygo-org/tinygo@$TINYGO_VERSION")
+  (cd "$tmp" && GOWORK=off GOFLAGS=-buildvcs=false go mod download "github.com/tinygo-org/tinygo@$TINYGO_VERSION") \
+    || die "go mod download failed: the Go module proxy must be reachable (GOPROXY=$(go env GOPROXY))"
   moddir="$(go env GOMODCACHE)/github.com/tinygo-org/tinygo@$TINYGO_VERSION"
   [ -f "$moddir/go.mod" ] || die "module not found in $moddir"
   log "building the TinyGo compiler (llvm$LLVM_MAJOR)"
