@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"time"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/wire"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
@@ -15,12 +15,12 @@ import (
 // workers.Serve. It re-runs per request under syumai's glue and costs ~12 ms of CPU a
 // request (RATIONALE.md): it exists for users without TinyGo and as the comparison.
 func main() {
-	var vars []core.Header
+	var vars []wire.Header
 	for _, k := range []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
 		"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
 		"RETRY_AFTER_SECONDS"} {
 		if v := cloudflare.Getenv(k); v != "" {
-			vars = append(vars, core.Header{Name: k, Value: v})
+			vars = append(vars, wire.Header{Name: k, Value: v})
 		}
 	}
 	h := &httpHandler{s: newServer(vars, func() int64 { return time.Now().UnixMilli() },
