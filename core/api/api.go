@@ -5,33 +5,19 @@ import (
 	"github.com/campervan/agent-api/core/wire"
 )
 
-// The operations of the spec, one function each, over the parsed query in s.q. Each
-// returns nil after writing a 2xx/304 into w, or the error to answer with.
+// The handlers of the operations (ops.go), one function each, over the parsed query
+// in s.q. Each returns nil after writing a 2xx/304 into w, or the error to answer with.
 
-func (s *Server) index(req *wire.Request, w *wire.Response) *rental.Error {
-	if e := s.q.unknown(""); e != nil {
+func (s *Server) getIndex(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
 		return e
 	}
 	s.static(req, w, s.indexDoc.body, s.indexDoc.etag)
 	return nil
 }
 
-// appendIndex writes the index: what the API is, its document and its operations.
-func appendIndex(b []byte, base string) []byte {
-	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
-	b = wire.AppendJSONString(b, base+"/openapi.json")
-	b = append(b, `,"operations":[`...)
-	for i, op := range [...]string{"/depots", "/vehicles/availability", "/vehicles/{vehicleId}/accessories", "/vehicles/{vehicleId}/insurance-types", "/quotes"} {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendJSONString(b, "GET "+base+op)
-	}
-	return append(b, "]}"...)
-}
-
-func (s *Server) getDepots(req *wire.Request, w *wire.Response) *rental.Error {
-	if e := s.q.unknown(""); e != nil {
+func (s *Server) getDepots(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
 		return e
 	}
 	s.static(req, w, s.depots.body, s.depots.etag)
@@ -80,10 +66,10 @@ func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
 func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
 	var sr rental.Search
 	var e *rental.Error
-	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hintDepot); e != nil {
+	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hint("pick_up_depot_id")); e != nil {
 		return sr, e
 	}
-	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hintDepot); e != nil {
+	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hint("drop_off_depot_id")); e != nil {
 		return sr, e
 	}
 	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
@@ -97,12 +83,12 @@ func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
 	return sr, nil
 }
 
-func (s *Server) getAvailability(w *wire.Response, nowMs int64) *rental.Error {
+func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
 	sr, e := s.search(nowMs)
 	if e != nil {
 		return e
 	}
-	if e = s.q.unknown(accepted); e != nil {
+	if e = s.checkParams(); e != nil {
 		return e
 	}
 	s.offers, e = s.cat.Availability(sr, s.offers[:0])
@@ -110,7 +96,7 @@ func (s *Server) getAvailability(w *wire.Response, nowMs int64) *rental.Error {
 		return e
 	}
 	w.Status = 200
-	common(w, s.ccSearch)
+	common(w, s.cacheControl[s.op.Cache])
 	// The booking link is the same for every offer up to the vehicle id: built once.
 	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
 	b := append(w.Body, '[')
@@ -185,16 +171,24 @@ func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
 	return append(b, "&vehicle_id="...)
 }
 
+func (s *Server) getAccessories(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(req, w, pathParam, true)
+}
+
+func (s *Server) getInsurance(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(req, w, pathParam, false)
+}
+
 // getExtras answers accessories and insurance-types. Without dates the lists are
 // static (cacheable, ETag); with both dates each item also carries its cost.
-func (s *Server) getExtras(req *wire.Request, w *wire.Response, route, vehicle string) *rental.Error {
-	id, e := parseID("vehicleId", "path parameter ", vehicle)
+func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, accessories bool) *rental.Error {
+	id, e := parseID(s.op.pathParam, "path parameter ", vehicle)
 	if e != nil {
 		return e
 	}
 	pick, hasPick := s.q.get("pick_up_date")
 	drop, hasDrop := s.q.get("drop_off_date")
-	if e = s.q.unknown(acceptedExt); e != nil {
+	if e = s.checkParams(); e != nil {
 		return e
 	}
 	v := s.cat.Vehicle(id)
@@ -226,7 +220,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, route, vehicle s
 		}
 	}
 	b := append(s.extrasBody[:0], '[')
-	if route == routeAccessories {
+	if accessories {
 		for i, a := range s.cat.Accessories(v) {
 			if i > 0 {
 				b = append(b, ',')
@@ -281,7 +275,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, route, vehicle s
 	s.extrasBody = b
 	if days > 0 {
 		w.Status = 200
-		common(w, s.ccSearch)
+		common(w, s.cacheControl[cacheSearch])
 		w.Body = append(w.Body, b...)
 		return nil
 	}
@@ -290,13 +284,13 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, route, vehicle s
 	return nil
 }
 
-func (s *Server) getQuote(w *wire.Response, nowMs int64) *rental.Error {
+func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
 	var qr rental.QuoteRequest
 	var e *rental.Error
 	if qr.Search, e = s.search(nowMs); e != nil {
 		return e
 	}
-	if qr.VehicleID, e = s.q.requiredID("vehicle_id", s.hintVehicle); e != nil {
+	if qr.VehicleID, e = s.q.requiredID("vehicle_id", s.hint("vehicle_id")); e != nil {
 		return e
 	}
 	ids, _ := s.q.get("accessory_ids")
@@ -307,7 +301,7 @@ func (s *Server) getQuote(w *wire.Response, nowMs int64) *rental.Error {
 	if qr.InsuranceID, e = s.q.optionalID("insurance_id"); e != nil {
 		return e
 	}
-	if e = s.q.unknown(acceptedQ); e != nil {
+	if e = s.checkParams(); e != nil {
 		return e
 	}
 	if e = s.cat.Quote(qr, &s.quote); e != nil {
@@ -315,7 +309,7 @@ func (s *Server) getQuote(w *wire.Response, nowMs int64) *rental.Error {
 	}
 	q := &s.quote
 	w.Status = 200
-	common(w, "no-store")
+	common(w, s.cacheControl[s.op.Cache])
 	b := w.Body[:0]
 	b = append(b, `{"quoteId":"`...)
 	b = s.quoteID(b)

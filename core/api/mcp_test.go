@@ -85,13 +85,13 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 	doc := decodeJSON(t, do(s, "GET", "/api/agent/openapi.json").Body)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	paths := doc["paths"].(map[string]any)
-	tools := toolsList(t, s)
-	if len(tools) != len(mcpTools()) {
-		t.Fatalf("%d tools, want %d", len(tools), len(mcpTools()))
+	listed := toolsList(t, s)
+	if len(listed) != len(tools) {
+		t.Fatalf("%d tools, want %d", len(listed), len(tools))
 	}
-	for i, x := range tools {
+	for i, x := range listed {
 		tool := x.(map[string]any)
-		spec := mcpTools()[i]
+		spec := tools[i]
 		if tool["name"] != spec.Name {
 			t.Fatalf("tool %d is %v, want %s", i, tool["name"], spec.Name)
 		}

@@ -83,8 +83,8 @@ func openAPIValue(cfg *Config, name string) (string, bool) {
 	return "", false
 }
 
-func (s *Server) getOpenAPI(req *wire.Request, w *wire.Response) *rental.Error {
-	if e := s.q.unknown(""); e != nil {
+func (s *Server) getOpenAPI(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
 		return e
 	}
 	s.docs()

@@ -9,12 +9,9 @@ import (
 )
 
 const (
-	ctJSON      = "application/json; charset=utf-8"
-	exposed     = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag"
-	quoteNote   = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown. A quote is not a booking: complete it at checkoutUrl before expiresAt."
-	accepted    = "pick_up_depot_id, drop_off_depot_id, pick_up_date, drop_off_date"
-	acceptedQ   = accepted + ", vehicle_id, accessory_ids, insurance_id"
-	acceptedExt = "pick_up_date, drop_off_date (both optional, together)"
+	ctJSON    = "application/json; charset=utf-8"
+	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag"
+	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown. A quote is not a booking: complete it at checkoutUrl before expiresAt."
 )
 
 // common sets the headers every JSON response carries.
@@ -135,7 +132,7 @@ func notModified(req *wire.Request, etag string) bool {
 
 // static writes a cacheable body with its ETag, or a 304 when the client has it.
 func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
-	common(w, s.ccStatic)
+	common(w, s.cacheControl[cacheStatic])
 	w.SetHeader("etag", etag)
 	if notModified(req, etag) {
 		w.Status = 304

@@ -8,49 +8,12 @@ import (
 	"github.com/campervan/agent-api/core/wire"
 )
 
-// Route names, as written in the request log and the ":route" metadata header.
+// routeNone and routeMCP are the ":route" names (request log) of a path outside the
+// API and of the MCP endpoint; an operation's is its Path.
 const (
-	routeNone         = "-"
-	routeIndex        = "/"
-	routeDepots       = "/depots"
-	routeAvailability = "/vehicles/availability"
-	routeAccessories  = "/vehicles/{vehicleId}/accessories"
-	routeInsurance    = "/vehicles/{vehicleId}/insurance-types"
-	routeQuotes       = "/quotes"
-	routeOpenAPI      = "/openapi.json"
-	routeMCP          = "/mcp"
+	routeNone = "-"
+	routeMCP  = "/mcp"
 )
-
-// match returns the route for a path below the base path, and the vehicleId segment.
-func match(rest string) (route, vehicle string) {
-	switch rest {
-	case "", "/":
-		return routeIndex, ""
-	case "/depots":
-		return routeDepots, ""
-	case "/vehicles/availability":
-		return routeAvailability, ""
-	case "/quotes":
-		return routeQuotes, ""
-	case "/openapi.json":
-		return routeOpenAPI, ""
-	case "/mcp":
-		return routeMCP, ""
-	}
-	const v = "/vehicles/"
-	if len(rest) > len(v) && rest[:len(v)] == v {
-		tail := rest[len(v):]
-		if i := strings.IndexByte(tail, '/'); i > 0 {
-			switch tail[i:] {
-			case "/accessories":
-				return routeAccessories, tail[:i]
-			case "/insurance-types":
-				return routeInsurance, tail[:i]
-			}
-		}
-	}
-	return routeNone, ""
-}
 
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
@@ -67,7 +30,16 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		s.fail(w, req, s.errOutside)
 		return
 	}
-	route, vehicle := match(path[len(base):])
+	rest := path[len(base):]
+	op, pathParam := -1, ""
+	route := routeMCP
+	if rest != routeMCP {
+		op, pathParam = match(rest)
+		route = routeNone
+		if op >= 0 {
+			route = ops[op].Path
+		}
+	}
 	w.SetHeader(":route", route)
 	counted := req.Method == "GET" || req.Method == "HEAD"
 	if route == routeMCP {
@@ -126,22 +98,9 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		s.fail(w, req, e)
 		return
 	}
-	var e *rental.Error
-	switch route {
-	case routeIndex:
-		e = s.index(req, w)
-	case routeDepots:
-		e = s.getDepots(req, w)
-	case routeAvailability:
-		e = s.getAvailability(w, nowMs)
-	case routeAccessories, routeInsurance:
-		e = s.getExtras(req, w, route, vehicle)
-	case routeQuotes:
-		e = s.getQuote(w, nowMs)
-	case routeOpenAPI:
-		e = s.getOpenAPI(req, w)
-	default:
-		e = s.errNoRoute
+	e := s.errNoRoute
+	if op >= 0 {
+		e = s.run(op, req, w, pathParam, nowMs)
 	}
 	if e != nil {
 		s.fail(w, req, e)

@@ -25,20 +25,20 @@ type Server struct {
 
 	// Bodies and strings prepared once per Server. Strings that go into messages are
 	// built here because a concatenation on each request is a heap allocation under TinyGo.
-	depots       cached             // GET /depots: the same bytes for every request
-	openapi      cached             // GET /openapi.json (built on first use: docs)
-	indexDoc     cached             // GET /
-	vehicleParts []vehicleJSONParts // per catalog vehicle, by index (api.go)
-	quoteNote    []byte             // the quote's note, escaped
-	ccStatic     string             // Cache-Control of static answers
-	ccSearch     string             // Cache-Control of availability results
-	hintDepot    string             // where depot ids come from, for "missing parameter"
-	hintVehicle  string             // where vehicle ids come from
-	refs         rental.Refs        // how the domain's messages name the operations
-	errOutside   *rental.Error      // 404 of a path outside the base path
-	errNoRoute   *rental.Error      // 404 of an unknown path under it
+	depots       cached                // GET /depots: the same bytes for every request
+	openapi      cached                // GET /openapi.json (built on first use: docs)
+	indexDoc     cached                // GET /
+	vehicleParts []vehicleJSONParts    // per catalog vehicle, by index (api.go)
+	quoteNote    []byte                // the quote's note, escaped
+	cacheControl [nCacheClasses]string // Cache-Control of each cache class
+	hints        [][]string            // per operation and parameter: where its ids come from
+	refs         rental.Refs           // how the domain's messages name the operations
+	errOutside   *rental.Error         // 404 of a path outside the base path
+	errNoRoute   *rental.Error         // 404 of an unknown path under it
 
 	// Per-request scratch: each buffer belongs to one step of a request.
+	op          *Op      // the operation being answered
+	opHints     []string // its hints
 	q           query
 	offers      []rental.Offer
 	picks       []rental.Pick
@@ -59,14 +59,16 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		catErr = errNoCatalog
 	}
 	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
-		limit:       ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
-		ccStatic:    "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
-		ccSearch:    "public, max-age=" + string(wire.AppendInt(nil, cfg.SearchMaxAge)),
-		hintDepot:   "a depot id from GET " + cfg.BasePath + "/depots",
-		hintVehicle: "a vehicleId from GET " + cfg.BasePath + "/vehicles/availability",
-		refs:        rental.DefaultRefs,
-		errOutside:  rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
-		errNoRoute:  rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
+		limit:      ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
+		hints:      buildHints(cfg.BasePath),
+		refs:       rental.DefaultRefs,
+		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
+		errNoRoute: rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
+	s.cacheControl = [nCacheClasses]string{
+		cacheStatic: "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheSearch: "public, max-age=" + string(wire.AppendInt(nil, cfg.SearchMaxAge)),
+		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheNone:   "no-store"}
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
@@ -74,7 +76,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
 	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
-		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, mcpTools(), mcpOps{s})
+		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
 }
 
