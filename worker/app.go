@@ -20,29 +20,17 @@ import (
 func newServer(vars []wire.Header, now func() int64, random func([]byte), logf func(string)) *api.Server {
 	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {
-		logf(`{"level":"error","msg":` + jsonQuote(err.Error()) + `}`)
-		return api.NewServer(cfg, nil, err, now, random)
+		logf(errorLine(err.Error()))
+		return api.NewServer(cfg, nil, err, now, random, logf)
 	}
 	cat, err := rental.LoadCatalog(data.Files())
 	if err != nil {
-		logf(`{"level":"error","msg":` + jsonQuote("snapshot: "+err.Error()) + `}`)
+		logf(errorLine("snapshot: " + err.Error()))
 	}
-	return api.NewServer(cfg, cat, err, now, random)
+	return api.NewServer(cfg, cat, err, now, random, logf)
 }
 
-// jsonQuote quotes s for a log line (plain ASCII escaping is enough for our messages).
-func jsonQuote(s string) string {
-	b := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, ' ')
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '"'))
+// errorLine returns an error log line (JSON) with message msg.
+func errorLine(msg string) string {
+	return string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), msg)) + "}"
 }

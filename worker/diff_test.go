@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/wire"
 	"github.com/tetratelabs/wazero"
 )
@@ -181,7 +182,7 @@ func (g reqGen) next(etag string) wire.Request {
 		hv["cf-connecting-ip"] = g.noise()
 	}
 	r := wire.Request{Method: method, Target: target}
-	for _, name := range requestHeaders {
+	for _, name := range api.RequestHeaders {
 		r.Headers = append(r.Headers, wire.Header{Name: name, Value: hv[name]})
 	}
 	return r
@@ -337,7 +338,7 @@ func FuzzWasmMatchesNative(f *testing.F) {
 	vars := wranglerVars(f)
 	f.Fuzz(func(t *testing.T, method, target, ip, inm string) {
 		req := wire.Request{Method: method, Target: target}
-		for _, name := range requestHeaders {
+		for _, name := range api.RequestHeaders {
 			v := ""
 			switch name {
 			case "cf-connecting-ip":

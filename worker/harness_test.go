@@ -98,7 +98,7 @@ func (c httpCase) request(ip string) wire.Request {
 		hs[strings.ToLower(k)] = v
 	}
 	// The same headers, in the same order, as the JS glue passes.
-	for _, name := range requestHeaders {
+	for _, name := range api.RequestHeaders {
 		r.Headers = append(r.Headers, wire.Header{Name: name, Value: hs[name]})
 	}
 	return r
@@ -148,7 +148,7 @@ func nativeServer(t testing.TB, vars []wire.Header, now func() int64, random fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api.NewServer(cfg, cat, nil, now, random)
+	return api.NewServer(cfg, cat, nil, now, random, nil)
 }
 
 func nativeDo(s *api.Server, req *wire.Request) []byte {

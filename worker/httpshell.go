@@ -12,10 +12,6 @@ import (
 	"github.com/campervan/agent-api/core/wire"
 )
 
-// requestHeaders are the request headers core reads (the JS glue passes the same).
-var requestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
-	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
-
 // httpHandler adapts api.Server to net/http for the standard-Go builds. core is not
 // safe for concurrent use (in a Worker isolate requests reach the module one at a
 // time), so calls are serialised.
@@ -35,7 +31,7 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.req.Target = r.RequestURI
 	}
 	h.req.Headers = h.req.Headers[:0]
-	for _, name := range requestHeaders {
+	for _, name := range api.RequestHeaders {
 		// Values, joined: syumai's bridge gives a list header (If-None-Match: a, b) as
 		// several values, and Get would see only the first.
 		h.req.Headers = append(h.req.Headers, wire.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"time"
 
+	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/wire"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -16,9 +17,7 @@ import (
 // request (RATIONALE.md): it exists for users without TinyGo and as the comparison.
 func main() {
 	var vars []wire.Header
-	for _, k := range []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
-		"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
-		"RETRY_AFTER_SECONDS"} {
+	for _, k := range api.Vars {
 		if v := cloudflare.Getenv(k); v != "" {
 			vars = append(vars, wire.Header{Name: k, Value: v})
 		}

@@ -34,14 +34,12 @@ func appendDepots(b []byte, depots []rental.Depot) []byte {
 		}
 		b = append(b, `{"id":`...)
 		b = wire.AppendInt(b, d.ID)
-		b = append(b, `,"name":`...)
-		b = wire.AppendJSONString(b, d.Name)
+		b = wire.AppendMember(b, `,"name":`, d.Name)
 		b = append(b, `,"pickup_times":`...)
 		b = appendSlots(b, d.PickupTimes)
 		b = append(b, `,"drop_off_times":`...)
 		b = appendSlots(b, d.DropOffTimes)
-		b = append(b, `,"opening_hours_description":`...)
-		b = wire.AppendJSONString(b, d.OpeningHours)
+		b = wire.AppendMember(b, `,"opening_hours_description":`, d.OpeningHours)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -53,10 +51,8 @@ func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"time":`...)
-		b = wire.AppendJSONString(b, t.Time)
-		b = append(b, `,"day":`...)
-		b = wire.AppendJSONString(b, t.Day)
+		b = wire.AppendMember(b, `{"time":`, t.Time)
+		b = wire.AppendMember(b, `,"day":`, t.Day)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -222,15 +218,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 	b := append(s.extrasBody[:0], '[')
 	if accessories {
 		for i, a := range s.cat.Accessories(v) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = wire.AppendInt(b, a.ID)
-			b = append(b, `,"name":`...)
-			b = wire.AppendJSONString(b, a.Name)
-			b = append(b, `,"price":`...)
-			b = wire.AppendMoney(b, a.PriceCents)
+			b = appendExtraHead(b, i, a.ID, a.Name, a.PriceCents)
 			if a.PerDay {
 				b = append(b, `,"priceUnit":"day"`...)
 			} else {
@@ -242,33 +230,17 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 			}
 			b = append(b, `,"maxQuantity":`...)
 			b = wire.AppendInt(b, int64(a.MaxQuantity))
-			if days > 0 {
-				b = append(b, `,"cost":`...)
-				b = wire.AppendMoney(b, rental.AccessoryCost(&a, days, 1))
-			}
-			b = append(b, '}')
+			b = appendExtraTail(b, days, rental.AccessoryCost(&a, days, 1))
 		}
 	} else {
 		for i, p := range s.cat.InsurancePlans(v) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = wire.AppendInt(b, p.ID)
-			b = append(b, `,"name":`...)
-			b = wire.AppendJSONString(b, p.Name)
-			b = append(b, `,"price":`...)
-			b = wire.AppendMoney(b, p.PriceCents)
+			b = appendExtraHead(b, i, p.ID, p.Name, p.PriceCents)
 			b = append(b, `,"priceUnit":"day"`...)
 			if p.MaxDays > 0 {
 				b = append(b, `,"maxChargedDays":`...)
 				b = wire.AppendInt(b, int64(p.MaxDays))
 			}
-			if days > 0 {
-				b = append(b, `,"cost":`...)
-				b = wire.AppendMoney(b, rental.InsuranceCost(&p, days))
-			}
-			b = append(b, '}')
+			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
 		}
 	}
 	b = append(b, ']')
@@ -282,6 +254,27 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 	s.extrasETag = appendETag(s.extrasETag[:0], b)
 	s.static(req, w, b, wire.BytesString(s.extrasETag))
 	return nil
+}
+
+// appendExtraHead opens item i of an accessory or insurance list: id, name, price.
+func appendExtraHead(b []byte, i int, id int64, name string, priceCents int64) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `{"id":`...)
+	b = wire.AppendInt(b, id)
+	b = wire.AppendMember(b, `,"name":`, name)
+	b = append(b, `,"price":`...)
+	return wire.AppendMoney(b, priceCents)
+}
+
+// appendExtraTail closes an item: its cost for a hire of days days, when dated.
+func appendExtraTail(b []byte, days int, costCents int64) []byte {
+	if days > 0 {
+		b = append(b, `,"cost":`...)
+		b = wire.AppendMoney(b, costCents)
+	}
+	return append(b, '}')
 }
 
 func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
@@ -331,8 +324,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 		}
 		b = append(b, `{"id":`...)
 		b = wire.AppendInt(b, a.Accessory.ID)
-		b = append(b, `,"name":`...)
-		b = wire.AppendJSONString(b, a.Accessory.Name)
+		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
 		b = append(b, `,"cost":`...)
 		b = wire.AppendMoney(b, a.CostCents)
 		b = append(b, `,"quantity":`...)
@@ -345,8 +337,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	} else {
 		b = append(b, `{"id":`...)
 		b = wire.AppendInt(b, q.Insurance.ID)
-		b = append(b, `,"name":`...)
-		b = wire.AppendJSONString(b, q.Insurance.Name)
+		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
 		b = append(b, `,"cost":`...)
 		b = wire.AppendMoney(b, q.InsuranceCents)
 		b = append(b, '}')

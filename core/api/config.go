@@ -47,12 +47,29 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigFromVars returns DefaultConfig overridden by the vars that are set:
-// BASE_PATH, WEB_URL, QUOTE_TTL_SECONDS, RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_SECONDS,
-// MAINTENANCE ("true"/"false"), CACHE_MAX_AGE_SECONDS, SEARCH_MAX_AGE_SECONDS,
-// RETRY_AFTER_SECONDS, MCP_ALLOWED_ORIGINS (comma-separated origins). Other names are ignored; a bad value is an error naming the var.
+// Vars are the names of the Worker vars ConfigFromVars reads. Every shell passes
+// these (worker/glue.mjs and wrangler.toml are held to this list by a test in worker/).
+var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
+	"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
+	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"}
+
+// RequestHeaders are the request headers Handle reads (lower case). Every shell passes
+// these and no others.
+var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
+	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
+
+// ConfigFromVars returns DefaultConfig overridden by the vars (names in Vars) that are
+// set: MAINTENANCE is "true"/"false", MCP_ALLOWED_ORIGINS comma-separated origins, the
+// *_SECONDS and RATE_LIMIT_* vars positive integers. Other names are ignored; a bad
+// value is an error naming the var.
 func ConfigFromVars(vars []wire.Header) (Config, error) {
 	c := DefaultConfig()
+	ints := [...]struct {
+		name string
+		p    *int64
+	}{{"QUOTE_TTL_SECONDS", &c.QuoteTTLSeconds}, {"RATE_LIMIT_REQUESTS", &c.RateLimit},
+		{"RATE_LIMIT_WINDOW_SECONDS", &c.RateWindowSeconds}, {"CACHE_MAX_AGE_SECONDS", &c.StaticMaxAge},
+		{"SEARCH_MAX_AGE_SECONDS", &c.SearchMaxAge}, {"RETRY_AFTER_SECONDS", &c.RetryAfterSeconds}}
 	for _, v := range vars {
 		val := strings.TrimSpace(v.Value)
 		var err error
@@ -69,22 +86,16 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 				err = strconv.ErrSyntax
 			}
 			c.WebURL = val
-		case "QUOTE_TTL_SECONDS":
-			c.QuoteTTLSeconds, err = positive(val)
-		case "RATE_LIMIT_REQUESTS":
-			c.RateLimit, err = positive(val)
-		case "RATE_LIMIT_WINDOW_SECONDS":
-			c.RateWindowSeconds, err = positive(val)
-		case "CACHE_MAX_AGE_SECONDS":
-			c.StaticMaxAge, err = positive(val)
-		case "SEARCH_MAX_AGE_SECONDS":
-			c.SearchMaxAge, err = positive(val)
-		case "RETRY_AFTER_SECONDS":
-			c.RetryAfterSeconds, err = positive(val)
 		case "MAINTENANCE":
 			c.Maintenance, err = strconv.ParseBool(val)
 		case "MCP_ALLOWED_ORIGINS":
 			c.MCPAllowedOrigins, err = origins(val)
+		default:
+			for _, n := range ints {
+				if n.name == v.Name {
+					*n.p, err = positive(val)
+				}
+			}
 		}
 		if err != nil {
 			return DefaultConfig(), &configError{v.Name, v.Value}

@@ -36,7 +36,7 @@ func robustServer(tb testing.TB) *Server {
 			for i := range b {
 				b[i] = 0x5a
 			}
-		})
+		}, nil)
 }
 
 // leaks are strings that must never reach a client: Go internals, fmt's complaints

@@ -17,7 +17,7 @@ func benchHandle(b *testing.B, target string) {
 			for i := range p {
 				p[i] = 1
 			}
-		})
+		}, nil)
 	var w Response
 	ips := []string{"198.18.0.1", "198.18.0.2", "198.18.0.3", "198.18.0.4"}
 	req := Request{Method: "GET", Target: target, Headers: []Header{{Name: "cf-connecting-ip", Value: ""}}}

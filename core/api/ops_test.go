@@ -1,6 +1,8 @@
 package api
 
 import (
+	. "github.com/campervan/agent-api/core/wire"
+
 	"encoding/json"
 	"sort"
 	"strings"
@@ -92,5 +94,18 @@ func TestMatch(t *testing.T) {
 		if got, _ := match(path); got >= 0 {
 			t.Errorf("match(%q) = %s, want none", path, ops[got].Path)
 		}
+	}
+}
+
+// TestVarsAreRead checks that Vars lists exactly the vars ConfigFromVars reads: each
+// listed var refuses a bad value, and a var not listed is ignored.
+func TestVarsAreRead(t *testing.T) {
+	for _, name := range Vars {
+		if _, err := ConfigFromVars([]Header{{Name: name, Value: "not a value"}}); err == nil {
+			t.Errorf("ConfigFromVars does not read %s (listed in Vars)", name)
+		}
+	}
+	if _, err := ConfigFromVars([]Header{{Name: "NOT_A_VAR", Value: "not a value"}}); err != nil {
+		t.Errorf("ConfigFromVars reads a var not in Vars: %v", err)
 	}
 }

@@ -38,8 +38,19 @@ func ErrorStatus(k rental.Kind) int {
 	return 500
 }
 
-// fail writes e as the Error body with the status of its kind.
+// errInternal is what a client is told of an internal error (a bug); the error itself
+// is logged.
+var errInternal = &rental.Error{Kind: rental.KindInternal, Message: "internal error; it has been logged"}
+
+// fail writes e as the Error body with the status of its kind. An internal error is
+// logged, and the body says only that there was one.
 func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
+	if e.Kind == rental.KindInternal && e != errInternal {
+		if s.logf != nil {
+			s.logf(string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
+		}
+		e = errInternal
+	}
 	w.Status = ErrorStatus(e.Kind)
 	common(w, "no-store")
 	if req.Method == "HEAD" {

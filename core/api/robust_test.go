@@ -183,8 +183,8 @@ func TestNosniffEverywhere(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Maintenance = true
 	for _, m := range []*Server{
-		NewServer(cfg, bundledCatalog(t), nil, func() int64 { return robustNow }, func([]byte) {}),
-		NewServer(DefaultConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}),
+		NewServer(cfg, bundledCatalog(t), nil, func() int64 { return robustNow }, func([]byte) {}, nil),
+		NewServer(DefaultConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
 	} {
 		r := &Request{Method: "GET", Target: "/api/agent/depots"}
 		m.Handle(r, &w)

@@ -20,6 +20,7 @@ type Server struct {
 	catErr error        // why cat could not be loaded (every API request is then a 503)
 	now    func() int64 // unix milliseconds
 	random func([]byte) // cryptographically random bytes (quote ids)
+	logf   func(string) // writes one log line (JSON); internal errors go here, never into a body
 	limit  *ratelimit.Limiter
 	mcp    *mcp.Endpoint
 
@@ -53,12 +54,13 @@ type Server struct {
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
 // not be loaded: every API request then gets 503. now returns unix milliseconds;
-// random fills a slice with cryptographically random bytes (quote ids).
-func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, random func([]byte)) *Server {
+// random fills a slice with cryptographically random bytes (quote ids); logf writes a
+// log line (nil: none).
+func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, random func([]byte), logf func(string)) *Server {
 	if cat == nil && catErr == nil {
 		catErr = errNoCatalog
 	}
-	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random,
+	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random, logf: logf,
 		limit:      ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		hints:      buildHints(cfg.BasePath),
 		refs:       rental.DefaultRefs,

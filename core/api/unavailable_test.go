@@ -32,7 +32,7 @@ func testServer(t *testing.T, cfg Config, cat *Catalog, catErr error) *Server {
 		for i := range b {
 			b[i] = 0x5a
 		}
-	})
+	}, nil)
 }
 
 func do(s *Server, method, target string, headers ...Header) DecodedResponse {

@@ -130,18 +130,14 @@ func (m *Endpoint) build() {
 		if i > 0 {
 			tools = append(tools, ',')
 		}
-		tools = append(tools, `{"name":`...)
-		tools = wire.AppendJSONString(tools, t.Name)
-		tools = append(tools, `,"title":`...)
-		tools = wire.AppendJSONString(tools, t.Title)
-		tools = append(tools, `,"description":`...)
-		tools = wire.AppendJSONString(tools, t.Lead+" The same operation as the HTTP API's GET "+cfg.BasePath+t.Path+": "+field(op, "description").String())
+		tools = wire.AppendMember(tools, `{"name":`, t.Name)
+		tools = wire.AppendMember(tools, `,"title":`, t.Title)
+		tools = wire.AppendMember(tools, `,"description":`, t.Lead+" The same operation as the HTTP API's GET "+cfg.BasePath+t.Path+": "+field(op, "description").String())
 		tools = append(tools, `,"inputSchema":`...)
 		tools = appendInputSchema(tools, op, schemas)
 		tools = append(tools, `,"outputSchema":`...)
 		tools = appendOutputSchema(tools, op, schemas, t.Wrap)
-		tools = append(tools, `,"annotations":{"title":`...)
-		tools = wire.AppendJSONString(tools, t.Title)
+		tools = wire.AppendMember(tools, `,"annotations":{"title":`, t.Title)
 		tools = append(tools, `,"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`...)
 	}
 	tools = append(tools, ']')
@@ -204,12 +200,10 @@ func appendOutputSchema(b []byte, op, schemas gjson.Result, wrap string) []byte 
 	if wrap == "" {
 		return appendSchema(b, s, schemas, 0)
 	}
-	b = append(b, `{"type":"object","properties":{`...)
-	b = wire.AppendJSONString(b, wrap)
+	b = wire.AppendMember(b, `{"type":"object","properties":{`, wrap)
 	b = append(b, ':')
 	b = appendSchema(b, s, schemas, 0)
-	b = append(b, `},"required":[`...)
-	b = wire.AppendJSONString(b, wrap)
+	b = wire.AppendMember(b, `},"required":[`, wrap)
 	return append(b, "]}"...)
 }
 
@@ -220,35 +214,30 @@ func appendSchema(b []byte, v, schemas gjson.Result, depth int) []byte {
 		return append(b, "{}"...)
 	}
 	switch {
-	case v.IsObject():
+	case v.IsObject() || v.IsArray():
+		obj := v.IsObject()
 		const pre = "#/components/schemas/"
-		if ref := field(v, "$ref").String(); len(ref) > len(pre) && ref[:len(pre)] == pre {
+		if ref := field(v, "$ref").String(); obj && len(ref) > len(pre) && ref[:len(pre)] == pre {
 			return appendSchema(b, field(schemas, ref[len(pre):]), schemas, depth+1)
 		}
-		b = append(b, '{')
+		lb, rb := byte('['), byte(']')
+		if obj {
+			lb, rb = '{', '}'
+		}
+		b = append(b, lb)
 		n := 0
 		v.ForEach(func(k, x gjson.Result) bool {
 			if n > 0 {
 				b = append(b, ',')
 			}
 			n++
-			b = append(append(b, k.Raw...), ':')
-			b = appendSchema(b, x, schemas, depth+1)
-			return true
-		})
-		return append(b, '}')
-	case v.IsArray():
-		b = append(b, '[')
-		n := 0
-		v.ForEach(func(_, x gjson.Result) bool {
-			if n > 0 {
-				b = append(b, ',')
+			if obj {
+				b = append(append(b, k.Raw...), ':')
 			}
-			n++
 			b = appendSchema(b, x, schemas, depth+1)
 			return true
 		})
-		return append(b, ']')
+		return append(b, rb)
 	case !v.Exists():
 		return append(b, "{}"...)
 	}
@@ -510,8 +499,7 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 	}
 	b := s.res[:0]
 	if bad != "" {
-		b = append(b, `{"content":[{"type":"text","text":`...)
-		b = wire.AppendJSONString(b, bad)
+		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
 		b = append(b, `}],"isError":true`...)
 	} else {
 		// structuredContent, then the same JSON as the text block.
@@ -526,8 +514,7 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 			sc = append(sc, out.Body...)
 		}
 		s.structured = sc
-		b = append(b, `{"content":[{"type":"text","text":`...)
-		b = wire.AppendJSONString(b, wire.BytesString(sc))
+		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, wire.BytesString(sc))
 		b = append(b, `}],"structuredContent":`...)
 		b = append(b, sc...)
 		b = append(b, `,"isError":false`...)

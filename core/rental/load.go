@@ -152,6 +152,22 @@ func records(file string, root gjson.Result, list string) ([]gjson.Result, error
 	return a, nil
 }
 
+// idRecords returns the records of list (see records) and an empty set of the ids seen.
+func idRecords(file string, root gjson.Result, list string) ([]gjson.Result, map[int64]bool, error) {
+	rs, err := records(file, root, list)
+	return rs, map[int64]bool{}, err
+}
+
+// namedRecord reads the "id" (unique in seen) and the "name" of record i.
+func namedRecord(file, list string, i int, e gjson.Result, seen map[int64]bool) (rec, string, error) {
+	r, err := recordID(file, list, i, e, seen)
+	if err != nil {
+		return r, "", err
+	}
+	name, err := r.str(e, "name")
+	return r, name, err
+}
+
 // recordID reads the "id" of record i and checks that it is unique in seen.
 func recordID(file, list string, i int, e gjson.Result, seen map[int64]bool) (rec, error) {
 	r := rec{file: file, list: list, idx: i}
@@ -379,21 +395,17 @@ func validTime(s string) bool {
 
 func (c *Catalog) loadDepots(root gjson.Result) error {
 	const file = "depots.json"
-	rs, err := records(file, root, "")
+	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
 		return err
 	}
-	seen := map[int64]bool{}
 	for i, e := range rs {
-		r, err := recordID(file, "", i, e, seen)
+		r, name, err := namedRecord(file, "", i, e, seen)
 		if err != nil {
 			return err
 		}
-		d := Depot{ID: r.id}
+		d := Depot{ID: r.id, Name: name}
 		var x depotData
-		if d.Name, err = r.str(e, "name"); err != nil {
-			return err
-		}
 		if x.active, err = r.boolean(e, "active"); err != nil {
 			return err
 		}
@@ -479,26 +491,22 @@ func orMissing(v gjson.Result) string {
 
 func (c *Catalog) loadVehicles(root gjson.Result) error {
 	const file = "vehicles.json"
-	rs, err := records(file, root, "")
+	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
 		return err
 	}
-	seen := map[int64]bool{}
 	type fleetEntry struct {
 		depot int32
 		units int32
 	}
 	var fleets [][]fleetEntry
 	for i, e := range rs {
-		r, err := recordID(file, "", i, e, seen)
+		r, name, err := namedRecord(file, "", i, e, seen)
 		if err != nil {
 			return err
 		}
-		v := Vehicle{ID: r.id}
+		v := Vehicle{ID: r.id, Name: name}
 		var x vehicleData
-		if v.Name, err = r.str(e, "name"); err != nil {
-			return err
-		}
 		if v.ImageURL, err = r.str(e, "image_url"); err != nil {
 			return err
 		}
@@ -632,6 +640,44 @@ func (c *Catalog) loadRoutes(root gjson.Result) error {
 	return nil
 }
 
+// eachExtra reads the records of list in extras.json: each has an id, a name and
+// price_cents (at least minPrice; what describes it), read into an Accessory that f
+// completes from the record's other fields.
+func eachExtra(file string, root gjson.Result, list string, minPrice int64, what string, f func(r rec, e gjson.Result, a Accessory) error) error {
+	rs, seen, err := idRecords(file, root, list)
+	if err != nil {
+		return err
+	}
+	for i, e := range rs {
+		r, name, err := namedRecord(file, list, i, e, seen)
+		if err != nil {
+			return err
+		}
+		a := Accessory{ID: r.id, Name: name}
+		if a.PriceCents, err = r.integer(e, "price_cents", minPrice, maxPriceCents, what); err != nil {
+			return err
+		}
+		if err = f(r, e, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offer adds item to the list of every vehicle class its record's "classes" names,
+// and its name to ids (for messages about ids a vehicle does not offer).
+func offer[T any](c *Catalog, r rec, e gjson.Result, byClass [][]T, item T, ids map[int64]string, name string) error {
+	cls, err := c.classList(r, e)
+	if err != nil {
+		return err
+	}
+	ids[r.id] = name
+	for _, ci := range cls {
+		byClass[ci] = append(byClass[ci], item)
+	}
+	return nil
+}
+
 // classList reads a "classes" field into class indices.
 func (c *Catalog) classList(r rec, e gjson.Result) ([]int, error) {
 	cl, err := r.array(e, "classes")
@@ -661,23 +707,7 @@ func (c *Catalog) loadExtras(root gjson.Result) error {
 	c.insByClass = make([][]InsurancePlan, len(c.classes))
 	c.accessoryIDs = map[int64]string{}
 	c.insuranceIDs = map[int64]string{}
-	rs, err := records(file, root, "accessories")
-	if err != nil {
-		return err
-	}
-	seen := map[int64]bool{}
-	for i, e := range rs {
-		r, err := recordID(file, "accessories", i, e, seen)
-		if err != nil {
-			return err
-		}
-		a := Accessory{ID: r.id}
-		if a.Name, err = r.str(e, "name"); err != nil {
-			return err
-		}
-		if a.PriceCents, err = r.integer(e, "price_cents", 1, maxPriceCents, "a positive integer (cents)"); err != nil {
-			return err
-		}
+	if err := eachExtra(file, root, "accessories", 1, "a positive integer (cents)", func(r rec, e gjson.Result, a Accessory) error {
 		ch, err := r.str(e, "charge")
 		if err != nil {
 			return err
@@ -703,45 +733,19 @@ func (c *Catalog) loadExtras(root gjson.Result) error {
 			return err
 		}
 		a.MaxQuantity = int(q)
-		cls, err := c.classList(r, e)
-		if err != nil {
-			return err
-		}
-		for _, ci := range cls {
-			c.accByClass[ci] = append(c.accByClass[ci], a)
-		}
-		c.accessoryIDs[a.ID] = a.Name
-	}
-	rs, err = records(file, root, "insurance")
-	if err != nil {
+		return offer(c, r, e, c.accByClass, a, c.accessoryIDs, a.Name)
+	}); err != nil {
 		return err
 	}
-	seen = map[int64]bool{}
-	for i, e := range rs {
-		r, err := recordID(file, "insurance", i, e, seen)
-		if err != nil {
-			return err
-		}
-		p := InsurancePlan{ID: r.id}
-		if p.Name, err = r.str(e, "name"); err != nil {
-			return err
-		}
-		if p.PriceCents, err = r.integer(e, "price_cents", 0, maxPriceCents, "a non-negative integer (cents per day)"); err != nil {
-			return err
-		}
+	if err := eachExtra(file, root, "insurance", 0, "a non-negative integer (cents per day)", func(r rec, e gjson.Result, a Accessory) error {
 		n, err := r.integer(e, "max_days", 0, maxPolicyDays, "a non-negative integer (days; 0 for no cap)")
 		if err != nil {
 			return err
 		}
-		p.MaxDays = int(n)
-		cls, err := c.classList(r, e)
-		if err != nil {
-			return err
-		}
-		for _, ci := range cls {
-			c.insByClass[ci] = append(c.insByClass[ci], p)
-		}
-		c.insuranceIDs[p.ID] = p.Name
+		p := InsurancePlan{ID: a.ID, Name: a.Name, PriceCents: a.PriceCents, MaxDays: int(n)}
+		return offer(c, r, e, c.insByClass, p, c.insuranceIDs, p.Name)
+	}); err != nil {
+		return err
 	}
 	for ci, cl := range c.classes {
 		sort.Slice(c.accByClass[ci], func(a, b int) bool { return c.accByClass[ci][a].ID < c.accByClass[ci][b].ID })
@@ -766,12 +770,11 @@ type booking struct {
 
 func (c *Catalog) loadBookings(root gjson.Result) error {
 	const file = "bookings.json"
-	rs, err := records(file, root, "")
+	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
 		return err
 	}
 	nd := len(c.depots)
-	seen := map[int64]bool{}
 	bs := make([]booking, 0, len(rs))
 	for i, e := range rs {
 		r, err := recordID(file, "", i, e, seen)

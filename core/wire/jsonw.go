@@ -40,6 +40,9 @@ func AppendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// AppendMember appends raw JSON text (such as `,"name":`) and s as a JSON string.
+func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(append(b, raw...), s) }
+
 // AppendInt appends the decimal form of n. Values that fit 32 bits (all ids, counts,
 // days and most amounts) take a path of 32-bit divisions, two digits at a time: in wasm
 // the 64-bit loop was the largest single cost of rendering a search (node --cpu-prof).
