@@ -64,12 +64,12 @@ test: build build-go
 	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
 
-# Fuzz every target of core for FUZZTIME each, one at a time (make fuzz FUZZTIME=10m).
-# Seeds: core/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
+# Fuzz every target of core/... for FUZZTIME each, one at a time (make fuzz FUZZTIME=10m).
+# Seeds: core/<package>/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
 FUZZTIME ?= 30s
 FUZZPARALLEL ?= 1
-FUZZ_TARGETS := ./core:FuzzQueryParse ./core:FuzzParseID ./core:FuzzParsePicks ./core:FuzzParseDateParam \
-  ./core:FuzzParseDate ./core:FuzzDecodeRequest ./core:FuzzHandle ./core:FuzzQuoteEndpoint ./core:FuzzQuote \
+FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
+  ./core/rental:FuzzParseDate ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
   ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
@@ -98,7 +98,7 @@ clean:
 BENCH_FLAGS ?=
 bench: dry-run build-go
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
-	$(GO) test -run '^$$' -bench . -benchmem ./core/ | grep -E '^(Benchmark|ok)'
+	$(GO) test -run '^$$' -bench . -benchmem ./core/... | grep -E '^(Benchmark|ok)'
 	@printf 'sizes: build/app.wasm %d bytes (%d gzipped); standard Go build/go-worker/app.wasm %d bytes (%d gzipped)\n' \
 	  $$(stat -c %s build/app.wasm) $$(gzip -9c build/app.wasm | wc -c) \
 	  $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)

@@ -1,5 +1,5 @@
 // Command worker is the campervan agent API as a Cloudflare Worker. It has three
-// builds of the same core.Server:
+// builds of the same api.Server:
 //
 //   - wasip1 (TinyGo, the shipped Worker and what the wazero tests load): exports a
 //     byte-level request/response ABI, driven by the JS glue in glue.mjs.
@@ -8,39 +8,29 @@
 package main
 
 import (
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
 	"github.com/campervan/agent-api/data"
 )
 
 // newServer builds the server once per instance: config from the Worker's vars, the
 // catalog from the bundled snapshot. A bad var or snapshot does not stop the instance:
 // every API request then answers 503, and the reason is logged once.
-func newServer(vars []core.Header, now func() int64, random func([]byte), logf func(string)) *core.Server {
-	cfg, err := core.ConfigFromVars(vars)
+func newServer(vars []wire.Header, now func() int64, random func([]byte), logf func(string)) *api.Server {
+	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {
-		logf(`{"level":"error","msg":` + jsonQuote(err.Error()) + `}`)
-		return core.NewServer(cfg, nil, err, now, random)
+		logf(errorLine(err.Error()))
+		return api.NewServer(cfg, nil, err, now, random, logf)
 	}
-	cat, err := core.LoadCatalog(data.Files())
+	cat, err := rental.LoadCatalog(data.Files())
 	if err != nil {
-		logf(`{"level":"error","msg":` + jsonQuote("snapshot: "+err.Error()) + `}`)
+		logf(errorLine("snapshot: " + err.Error()))
 	}
-	return core.NewServer(cfg, cat, err, now, random)
+	return api.NewServer(cfg, cat, err, now, random, logf)
 }
 
-// jsonQuote quotes s for a log line (plain ASCII escaping is enough for our messages).
-func jsonQuote(s string) string {
-	b := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, ' ')
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(append(b, '"'))
+// errorLine returns an error log line (JSON) with message msg.
+func errorLine(msg string) string {
+	return string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), msg)) + "}"
 }

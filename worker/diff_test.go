@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/wire"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -41,13 +43,13 @@ func (g reqGen) date() string {
 	if g.r.IntN(12) == 0 {
 		return g.pick("2026-02-30", "2026-2-3", "20261208", "", "9999-12-31", "1970-01-01", "2026-12-08T10:00", "%32026-12-08", "0000-00-00", "2026-13-01")
 	}
-	d := core.DateOf(2026, 11, 22).AddDays(g.r.IntN(800) - 20)
+	d := rental.DateOf(2026, 11, 22).AddDays(g.r.IntN(800) - 20)
 	return d.String()
 }
 
 func (g reqGen) dates() (string, string) {
 	p := g.date()
-	d, ok := core.ParseDate(p)
+	d, ok := rental.ParseDate(p)
 	if !ok || g.r.IntN(8) == 0 {
 		return p, g.date()
 	}
@@ -115,7 +117,7 @@ func (g reqGen) query(keys []string, vals func(string) string) string {
 }
 
 // next returns one request; etag is a valid ETag to send back sometimes.
-func (g reqGen) next(etag string) core.Request {
+func (g reqGen) next(etag string) wire.Request {
 	const base = "/api/agent"
 	method := "GET"
 	switch g.r.IntN(20) {
@@ -179,9 +181,9 @@ func (g reqGen) next(etag string) core.Request {
 	if g.r.IntN(30) == 0 {
 		hv["cf-connecting-ip"] = g.noise()
 	}
-	r := core.Request{Method: method, Target: target}
-	for _, name := range requestHeaders {
-		r.Headers = append(r.Headers, core.Header{Name: name, Value: hv[name]})
+	r := wire.Request{Method: method, Target: target}
+	for _, name := range api.RequestHeaders {
+		r.Headers = append(r.Headers, wire.Header{Name: name, Value: hv[name]})
 	}
 	return r
 }
@@ -200,7 +202,7 @@ func TestWasmMatchesNativeRandom(t *testing.T) {
 		req := g.next(etag)
 		want := nativeDo(native, &req)
 		got := a.do(t, &req) // fails the test if the module traps
-		d, err := core.DecodeResponse(want)
+		d, err := wire.DecodeResponse(want)
 		if err != nil {
 			t.Fatalf("request %d: native response: %v", i, err)
 		}
@@ -212,7 +214,7 @@ func TestWasmMatchesNativeRandom(t *testing.T) {
 			t.Errorf("request %d %q %.200q: %d %s", i, req.Method, req.Target, d.Status, d.Body)
 		}
 		if !bytes.Equal(got, want) {
-			dg, _ := core.DecodeResponse(got)
+			dg, _ := wire.DecodeResponse(got)
 			t.Fatalf("request %d %q %.200q: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", i, req.Method, req.Target, render(dg), render(d))
 		}
 	}
@@ -230,7 +232,7 @@ func TestWasmMalformedABI(t *testing.T) {
 	a := newWasmApp(t, wranglerVars(t), fixedNow)
 	ctx := t.Context()
 	g := rand.New(rand.NewPCG(1, 2))
-	valid := core.EncodeRequest(nil, &core.Request{Method: "GET", Target: "/api/agent/depots"})
+	valid := wire.EncodeRequest(nil, &wire.Request{Method: "GET", Target: "/api/agent/depots"})
 	for i := 0; i < 300; i++ {
 		var buf []byte
 		switch i % 3 {
@@ -255,7 +257,7 @@ func TestWasmMalformedABI(t *testing.T) {
 		}
 		total, _ := a.mod.Memory().ReadUint32Le(uint32(res[0]))
 		out, _ := a.mod.Memory().Read(uint32(res[0]), total)
-		d, err := core.DecodeResponse(out)
+		d, err := wire.DecodeResponse(out)
 		if err != nil || d.Status >= 500 {
 			t.Fatalf("buffer %x: %d %v", buf, d.Status, err)
 		}
@@ -267,8 +269,8 @@ func TestWasmMalformedABI(t *testing.T) {
 func TestNoTrapRouteShipped(t *testing.T) {
 	a := newWasmApp(t, wranglerVars(t), fixedNow)
 	for _, target := range []string{"/api/agent/__trap", "/api/agent/__trap?x=1", "/__trap"} {
-		req := core.Request{Method: "GET", Target: target}
-		d, err := core.DecodeResponse(a.do(t, &req))
+		req := wire.Request{Method: "GET", Target: target}
+		d, err := wire.DecodeResponse(a.do(t, &req))
 		if err != nil || d.Status != 404 {
 			t.Fatalf("GET %s on the shipped module: %d %v, want 404", target, d.Status, err)
 		}
@@ -296,7 +298,7 @@ func TestWasmMemoryBounded(t *testing.T) {
 	defer mod.Close(ctx)
 	a := &wasmApp{mod: mod, alloc: mod.ExportedFunction("alloc"), configure: mod.ExportedFunction("configure"),
 		handle: mod.ExportedFunction("handle"), stderr: &bytes.Buffer{}}
-	if _, err := a.configure.Call(ctx, uint64(a.write(t, core.EncodeRequest(nil, &core.Request{Headers: vars})))); err != nil {
+	if _, err := a.configure.Call(ctx, uint64(a.write(t, wire.EncodeRequest(nil, &wire.Request{Headers: vars})))); err != nil {
 		t.Fatal(err)
 	}
 	g := reqGen{rand.New(rand.NewPCG(3, 2026))}
@@ -307,7 +309,7 @@ func TestWasmMemoryBounded(t *testing.T) {
 				clock.Add(1)
 			}
 			req := g.next(`"-"`)
-			d, err := core.DecodeResponse(a.do(t, &req))
+			d, err := wire.DecodeResponse(a.do(t, &req))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,8 +337,8 @@ func FuzzWasmMatchesNative(f *testing.F) {
 	f.Add("P\x00ST", "/api/agent/%zz?\xff=\x00", "\xff", `W/"x"`)
 	vars := wranglerVars(f)
 	f.Fuzz(func(t *testing.T, method, target, ip, inm string) {
-		req := core.Request{Method: method, Target: target}
-		for _, name := range requestHeaders {
+		req := wire.Request{Method: method, Target: target}
+		for _, name := range api.RequestHeaders {
 			v := ""
 			switch name {
 			case "cf-connecting-ip":
@@ -344,13 +346,13 @@ func FuzzWasmMatchesNative(f *testing.F) {
 			case "if-none-match":
 				v = inm
 			}
-			req.Headers = append(req.Headers, core.Header{Name: name, Value: v})
+			req.Headers = append(req.Headers, wire.Header{Name: name, Value: v})
 		}
 		want := nativeDo(nativeServer(t, vars, func() int64 { return fixedNow }, constRand), &req)
 		got := newWasmApp(t, vars, fixedNow).do(t, &req)
 		if !bytes.Equal(got, want) {
-			dg, _ := core.DecodeResponse(got)
-			dw, _ := core.DecodeResponse(want)
+			dg, _ := wire.DecodeResponse(got)
+			dw, _ := wire.DecodeResponse(want)
 			t.Fatalf("%q %q: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", method, target, render(dg), render(dw))
 		}
 	})

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/wire"
 )
 
 var (
@@ -116,7 +116,7 @@ func (d *devServer) stop() {
 }
 
 // do sends req over HTTP and returns the response in core's decoded form.
-func (d *devServer) do(t *testing.T, req core.Request) core.DecodedResponse {
+func (d *devServer) do(t *testing.T, req wire.Request) wire.DecodedResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -139,9 +139,9 @@ func (d *devServer) do(t *testing.T, req core.Request) core.DecodedResponse {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	out := core.DecodedResponse{Status: resp.StatusCode, Body: body}
+	out := wire.DecodedResponse{Status: resp.StatusCode, Body: body}
 	for k, vs := range resp.Header {
-		out.Headers = append(out.Headers, core.Header{Name: strings.ToLower(k), Value: strings.Join(vs, ", ")})
+		out.Headers = append(out.Headers, wire.Header{Name: strings.ToLower(k), Value: strings.Join(vs, ", ")})
 	}
 	return out
 }
@@ -172,7 +172,7 @@ func TestE2EWorkerd(t *testing.T) {
 				req := c.request(ip)
 				got := d.do(t, req)
 				w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
-				want, err := core.DecodeResponse(nativeDo(w, &req))
+				want, err := wire.DecodeResponse(nativeDo(w, &req))
 				if err != nil {
 					t.Fatal(err)
 				}

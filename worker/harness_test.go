@@ -20,10 +20,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
 	"github.com/campervan/agent-api/data"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	wapi "github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -79,12 +81,12 @@ func loadCases(t *testing.T) []httpCase {
 }
 
 // request returns the case as core's request; ip is the client unless the case sets one.
-func (c httpCase) request(ip string) core.Request {
+func (c httpCase) request(ip string) wire.Request {
 	m := c.Method
 	if m == "" {
 		m = "GET"
 	}
-	r := core.Request{Method: m, Target: c.Target}
+	r := wire.Request{Method: m, Target: c.Target}
 	if c.Body != "" {
 		r.Body = []byte(c.Body)
 		if c.Repeat > 0 {
@@ -96,21 +98,21 @@ func (c httpCase) request(ip string) core.Request {
 		hs[strings.ToLower(k)] = v
 	}
 	// The same headers, in the same order, as the JS glue passes.
-	for _, name := range requestHeaders {
-		r.Headers = append(r.Headers, core.Header{Name: name, Value: hs[name]})
+	for _, name := range api.RequestHeaders {
+		r.Headers = append(r.Headers, wire.Header{Name: name, Value: hs[name]})
 	}
 	return r
 }
 
 // wranglerVars reads [vars] from wrangler.toml, so native and wasm runs use exactly
 // the configuration the Worker gets.
-func wranglerVars(t testing.TB) []core.Header {
+func wranglerVars(t testing.TB) []wire.Header {
 	t.Helper()
 	b, err := os.ReadFile("../wrangler.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vars []core.Header
+	var vars []wire.Header
 	in := false
 	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
 	for _, l := range strings.Split(string(b), "\n") {
@@ -120,7 +122,7 @@ func wranglerVars(t testing.TB) []core.Header {
 			continue
 		}
 		if m := line.FindStringSubmatch(l); in && m != nil {
-			vars = append(vars, core.Header{Name: m[1], Value: m[2]})
+			vars = append(vars, wire.Header{Name: m[1], Value: m[2]})
 		}
 	}
 	if len(vars) == 0 {
@@ -131,32 +133,32 @@ func wranglerVars(t testing.TB) []core.Header {
 
 var (
 	catOnce sync.Once
-	cat     *core.Catalog
+	cat     *rental.Catalog
 	catErr  error
 )
 
 // nativeServer returns a fresh server over the bundled snapshot.
-func nativeServer(t testing.TB, vars []core.Header, now func() int64, random func([]byte)) *core.Server {
+func nativeServer(t testing.TB, vars []wire.Header, now func() int64, random func([]byte)) *api.Server {
 	t.Helper()
-	catOnce.Do(func() { cat, catErr = core.LoadCatalog(data.Files()) })
+	catOnce.Do(func() { cat, catErr = rental.LoadCatalog(data.Files()) })
 	if catErr != nil {
 		t.Fatalf("bundled snapshot: %v", catErr)
 	}
-	cfg, err := core.ConfigFromVars(vars)
+	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return core.NewServer(cfg, cat, nil, now, random)
+	return api.NewServer(cfg, cat, nil, now, random, nil)
 }
 
-func nativeDo(s *core.Server, req *core.Request) []byte {
-	var w core.Response
+func nativeDo(s *api.Server, req *wire.Request) []byte {
+	var w wire.Response
 	s.Handle(req, &w)
 	return append([]byte(nil), w.Encode()...)
 }
 
 // render is the golden form of a response: status, headers, blank line, body.
-func render(d core.DecodedResponse) string {
+func render(d wire.DecodedResponse) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP %d\n", d.Status)
 	for _, h := range d.Headers {
@@ -174,7 +176,7 @@ func TestGoldenResponses(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
 			req := c.request("203.0.113.7")
-			d, err := core.DecodeResponse(nativeDo(s, &req))
+			d, err := wire.DecodeResponse(nativeDo(s, &req))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,12 +247,12 @@ func compiledModule(t testing.TB) (wazero.Runtime, wazero.CompiledModule) {
 
 // wasmApp is one instance of the TinyGo module, configured like the Worker.
 type wasmApp struct {
-	mod                      api.Module
-	alloc, configure, handle api.Function
+	mod                      wapi.Module
+	alloc, configure, handle wapi.Function
 	stderr                   *bytes.Buffer
 }
 
-func newWasmApp(t testing.TB, vars []core.Header, nowMs int64) *wasmApp {
+func newWasmApp(t testing.TB, vars []wire.Header, nowMs int64) *wasmApp {
 	t.Helper()
 	rt, compiled := compiledModule(t)
 	ctx := context.Background()
@@ -269,7 +271,7 @@ func newWasmApp(t testing.TB, vars []core.Header, nowMs int64) *wasmApp {
 	if a.alloc == nil || a.configure == nil || a.handle == nil {
 		t.Fatal("the module does not export alloc, configure and handle")
 	}
-	in := core.EncodeRequest(nil, &core.Request{Headers: vars})
+	in := wire.EncodeRequest(nil, &wire.Request{Headers: vars})
 	if _, err := a.configure.Call(ctx, uint64(a.write(t, in))); err != nil {
 		t.Fatalf("configure: %v (stderr: %s)", err, stderr)
 	}
@@ -289,9 +291,9 @@ func (a *wasmApp) write(t testing.TB, b []byte) uint32 {
 }
 
 // do sends one request through the module's ABI and returns the raw response bytes.
-func (a *wasmApp) do(t testing.TB, req *core.Request) []byte {
+func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 	t.Helper()
-	n := a.write(t, core.EncodeRequest(nil, req))
+	n := a.write(t, wire.EncodeRequest(nil, req))
 	res, err := a.handle.Call(context.Background(), uint64(n))
 	if err != nil {
 		t.Fatalf("handle %s %s: %v (stderr: %s)", req.Method, req.Target, err, a.stderr)
@@ -316,8 +318,8 @@ func TestWasmMatchesNative(t *testing.T) {
 			want := nativeDo(nativeServer(t, vars, func() int64 { return fixedNow }, constRand), &req)
 			got := newWasmApp(t, vars, fixedNow).do(t, &req)
 			if !bytes.Equal(got, want) {
-				dg, _ := core.DecodeResponse(got)
-				dw, _ := core.DecodeResponse(want)
+				dg, _ := wire.DecodeResponse(got)
+				dw, _ := wire.DecodeResponse(want)
 				t.Errorf("%s %s: the wasm module answers differently from native:\n--- wasm\n%s\n--- native\n%s", req.Method, c.Target, render(dg), render(dw))
 			}
 		})

@@ -8,21 +8,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/wire"
 )
 
-// requestHeaders are the request headers core reads (the JS glue passes the same).
-var requestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
-	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
-
-// httpHandler adapts core.Server to net/http for the standard-Go builds. core is not
+// httpHandler adapts api.Server to net/http for the standard-Go builds. core is not
 // safe for concurrent use (in a Worker isolate requests reach the module one at a
 // time), so calls are serialised.
 type httpHandler struct {
 	mu   sync.Mutex
-	s    *core.Server
-	req  core.Request
-	resp core.Response
+	s    *api.Server
+	req  wire.Request
+	resp wire.Response
 }
 
 func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -34,17 +31,17 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.req.Target = r.RequestURI
 	}
 	h.req.Headers = h.req.Headers[:0]
-	for _, name := range requestHeaders {
+	for _, name := range api.RequestHeaders {
 		// Values, joined: syumai's bridge gives a list header (If-None-Match: a, b) as
 		// several values, and Get would see only the first.
-		h.req.Headers = append(h.req.Headers, core.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})
+		h.req.Headers = append(h.req.Headers, wire.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})
 	}
 	h.req.Body = nil
 	if r.Body != nil && r.Method != "GET" && r.Method != "HEAD" {
 		h.req.Body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	}
 	h.s.Handle(&h.req, &h.resp)
-	d, err := core.DecodeResponse(h.resp.Encode())
+	d, err := wire.DecodeResponse(h.resp.Encode())
 	if err != nil {
 		http.Error(rw, `{"error":"internal error"}`, 500)
 		return

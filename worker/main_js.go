@@ -6,7 +6,8 @@ import (
 	"crypto/rand"
 	"time"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/wire"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
@@ -15,12 +16,10 @@ import (
 // workers.Serve. It re-runs per request under syumai's glue and costs ~12 ms of CPU a
 // request (RATIONALE.md): it exists for users without TinyGo and as the comparison.
 func main() {
-	var vars []core.Header
-	for _, k := range []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
-		"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
-		"RETRY_AFTER_SECONDS"} {
+	var vars []wire.Header
+	for _, k := range api.Vars {
 		if v := cloudflare.Getenv(k); v != "" {
-			vars = append(vars, core.Header{Name: k, Value: v})
+			vars = append(vars, wire.Header{Name: k, Value: v})
 		}
 	}
 	h := &httpHandler{s: newServer(vars, func() int64 { return time.Now().UnixMilli() },

@@ -12,18 +12,19 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/wire"
 )
 
 var (
 	inbuf  []byte // the request (or the vars), written by the caller through alloc
-	server *core.Server
-	req    core.Request
-	resp   core.Response
+	server *api.Server
+	req    wire.Request
+	resp   wire.Response
 	kvOut  []byte // the rate limiter's pending KV operations (kv_pending)
 	// trapHook is nil in the shipped build; trap_demo.go (tag trapdemo, tests only)
 	// sets it to panic on one path, to test that the glue survives a trap.
-	trapHook func(*core.Request)
+	trapHook func(*wire.Request)
 )
 
 func main() {}
@@ -48,14 +49,14 @@ func alloc(n uint32) uint32 {
 //
 //go:wasmexport configure
 func configure(n uint32) {
-	var r core.Request
+	var r wire.Request
 	// The vars travel as the headers of a request-shaped buffer (method and target empty).
-	if int(n) > len(inbuf) || core.DecodeRequest(inbuf[:n], &r) != nil {
+	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &r) != nil {
 		r.Headers = nil
 	}
-	vars := make([]core.Header, len(r.Headers))
+	vars := make([]wire.Header, len(r.Headers))
 	for i, h := range r.Headers {
-		vars[i] = core.Header{Name: string([]byte(h.Name)), Value: string([]byte(h.Value))}
+		vars[i] = wire.Header{Name: string([]byte(h.Name)), Value: string([]byte(h.Value))}
 	}
 	server = newServer(vars, nowMillis, randomBytes, logLine)
 }
@@ -68,8 +69,8 @@ func handle(n uint32) uint32 {
 	if server == nil {
 		server = newServer(nil, nowMillis, randomBytes, logLine)
 	}
-	if int(n) > len(inbuf) || core.DecodeRequest(inbuf[:n], &req) != nil {
-		req = core.Request{Method: "GET", Target: "/\x00malformed"}
+	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &req) != nil {
+		req = wire.Request{Method: "GET", Target: "/\x00malformed"}
 	}
 	if trapHook != nil {
 		trapHook(&req)
@@ -80,7 +81,7 @@ func handle(n uint32) uint32 {
 }
 
 // kv_pending returns the address of the rate limiter's KV operations due now (format:
-// core.Limiter.KVPending), valid until the next call. The glue calls it when a
+// ratelimit.Limiter.KVPending), valid until the next call. The glue calls it when a
 // response carries the ":kv" metadata header, or when the delay it gave has passed.
 //
 //go:wasmexport kv_pending
@@ -92,7 +93,7 @@ func kvPending() uint32 {
 	return uint32(uintptr(unsafe.Pointer(&kvOut[0])))
 }
 
-// kv_done takes the outcomes of those operations (format: core.Limiter.KVDone) from
+// kv_done takes the outcomes of those operations (format: ratelimit.Limiter.KVDone) from
 // the alloc buffer: counts read are merged, failed operations retried later.
 //
 //go:wasmexport kv_done

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/wire"
 )
 
 // benchWasm measures one request through the TinyGo module under wazero, the ABI
@@ -15,10 +15,10 @@ func benchWasm(b *testing.B, target string) { benchWasmStatus(b, target, 200) }
 
 func benchWasmStatus(b *testing.B, target string, status uint16) {
 	// A limit the loop never reaches: measure the operation, not the 429 it would get.
-	vars := append(wranglerVars(b), core.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
+	vars := append(wranglerVars(b), wire.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
 	a := newWasmApp(b, vars, fixedNow)
-	req := core.Request{Method: "GET", Target: target, Headers: []core.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
-	in := core.EncodeRequest(nil, &req)
+	req := wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
+	in := wire.EncodeRequest(nil, &req)
 	n := a.write(b, in)
 	ctx := context.Background()
 	if res, err := a.handle.Call(ctx, uint64(n)); err != nil {

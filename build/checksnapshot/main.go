@@ -1,5 +1,5 @@
 // Command checksnapshot loads the bundled snapshot (data.Files()) through
-// core.LoadCatalog and exits 1 with the loader's error when it is not valid, so bad
+// rental.LoadCatalog and exits 1 with the loader's error when it is not valid, so bad
 // data fails `make build` instead of a request. With a directory argument it checks
 // that directory's *.json files instead (the same names as data/).
 //
@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/campervan/agent-api/core"
+	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/data"
 )
 
@@ -36,7 +36,7 @@ func main() {
 
 // check loads files as the Worker does and summarises what it found.
 func check(files map[string][]byte) (string, error) {
-	cat, err := core.LoadCatalog(files)
+	cat, err := rental.LoadCatalog(files)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,390 @@
+package api
+
+import (
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// The handlers of the operations (ops.go), one function each, over the parsed query
+// in s.q. Each returns nil after writing a 2xx/304 into w, or the error to answer with.
+
+func (s *Server) getIndex(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
+		return e
+	}
+	s.static(req, w, s.indexDoc.body, s.indexDoc.etag)
+	return nil
+}
+
+func (s *Server) getDepots(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
+		return e
+	}
+	s.static(req, w, s.depots.body, s.depots.etag)
+	return nil
+}
+
+// appendDepots writes the Depot array of the spec.
+func appendDepots(b []byte, depots []rental.Depot) []byte {
+	b = append(b, '[')
+	for i := range depots {
+		d := &depots[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = wire.AppendInt(b, d.ID)
+		b = wire.AppendMember(b, `,"name":`, d.Name)
+		b = append(b, `,"pickup_times":`...)
+		b = appendSlots(b, d.PickupTimes)
+		b = append(b, `,"drop_off_times":`...)
+		b = appendSlots(b, d.DropOffTimes)
+		b = wire.AppendMember(b, `,"opening_hours_description":`, d.OpeningHours)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
+	b = append(b, '[')
+	for i, t := range slots {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendMember(b, `{"time":`, t.Time)
+		b = wire.AppendMember(b, `,"day":`, t.Day)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// search reads the four search parameters shared by availability and quotes.
+func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
+	var sr rental.Search
+	var e *rental.Error
+	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hint("pick_up_depot_id")); e != nil {
+		return sr, e
+	}
+	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hint("drop_off_depot_id")); e != nil {
+		return sr, e
+	}
+	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
+		return sr, e
+	}
+	if sr.DropOff, e = s.q.requiredDate("drop_off_date"); e != nil {
+		return sr, e
+	}
+	sr.Today = rental.NZToday(wire.FloorDiv(nowMs, 1000))
+	sr.Refs = &s.refs
+	return sr, nil
+}
+
+func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	sr, e := s.search(nowMs)
+	if e != nil {
+		return e
+	}
+	if e = s.checkParams(); e != nil {
+		return e
+	}
+	s.offers, e = s.cat.Availability(sr, s.offers[:0])
+	if e != nil {
+		return e
+	}
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	// The booking link is the same for every offer up to the vehicle id: built once.
+	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
+	b := append(w.Body, '[')
+	for i := range s.offers {
+		o := &s.offers[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		vj := s.vehicleJSON(o.Vehicle)
+		b = append(b, vj.head...) // {"vehicleId":N,"name":"...","rentalDailyRate":
+		b = wire.AppendMoney(b, o.DailyRateCents)
+		b = append(b, vj.mid...) // ,"imageUrl":"...","days":
+		b = wire.AppendInt(b, int64(o.Days))
+		b = append(b, `,"rentalFee":`...)
+		b = wire.AppendMoney(b, o.RentalCents)
+		b = append(b, `,"bookingUrl":"`...)
+		b = append(b, s.bookingLink...)
+		b = append(b, vj.id...)
+		b = append(b, `"}`...)
+	}
+	w.Body = append(b, ']')
+	return nil
+}
+
+// vehicleJSONParts are the parts of a search result that depend only on the vehicle,
+// rendered once per Server: under TinyGo, escaping names and URLs and formatting ids
+// on every request was the larger part of an availability search's time in wasm.
+type vehicleJSONParts struct {
+	head, mid, id []byte
+}
+
+func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
+	out := make([]vehicleJSONParts, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		h := wire.AppendInt(append([]byte(nil), `{"vehicleId":`...), v.ID)
+		h = append(wire.AppendJSONString(append(h, `,"name":`...), v.Name), `,"rentalDailyRate":`...)
+		m := append(wire.AppendJSONString(append([]byte(nil), `,"imageUrl":`...), v.ImageURL), `,"days":`...)
+		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID)}
+	}
+	return out
+}
+
+// vehicleJSON returns the pre-rendered parts for v (v comes from the catalog, so
+// its index is always in range; the check only keeps a bug from trapping the instance).
+func (s *Server) vehicleJSON(v *rental.Vehicle) *vehicleJSONParts {
+	if i := s.cat.VehicleIndex(v); i >= 0 && i < len(s.vehicleParts) {
+		return &s.vehicleParts[i]
+	}
+	return &noVehicleParts
+}
+
+var noVehicleParts vehicleJSONParts
+
+// appendHandoff appends {web_url}/book with the search and the vehicle, as the website
+// takes them. Every value is an integer or a date: nothing needs escaping.
+func (s *Server) appendHandoff(b []byte, sr *rental.Search, vehicleID int64) []byte {
+	return wire.AppendInt(s.appendHandoffSearch(b, sr), vehicleID)
+}
+
+// appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
+func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
+	b = append(b, s.cfg.WebURL...)
+	b = append(b, "/book?pick_up_depot_id="...)
+	b = wire.AppendInt(b, sr.PickUpDepot)
+	b = append(b, "&drop_off_depot_id="...)
+	b = wire.AppendInt(b, sr.DropOffDepot)
+	b = append(b, "&pick_up_date="...)
+	b = sr.PickUp.AppendTo(b)
+	b = append(b, "&drop_off_date="...)
+	b = sr.DropOff.AppendTo(b)
+	return append(b, "&vehicle_id="...)
+}
+
+func (s *Server) getAccessories(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(req, w, pathParam, true)
+}
+
+func (s *Server) getInsurance(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(req, w, pathParam, false)
+}
+
+// getExtras answers accessories and insurance-types. Without dates the lists are
+// static (cacheable, ETag); with both dates each item also carries its cost.
+func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, accessories bool) *rental.Error {
+	id, e := parseID(s.op.pathParam, "path parameter ", vehicle)
+	if e != nil {
+		return e
+	}
+	pick, hasPick := s.q.get("pick_up_date")
+	drop, hasDrop := s.q.get("drop_off_date")
+	if e = s.checkParams(); e != nil {
+		return e
+	}
+	v := s.cat.Vehicle(id)
+	if v == nil {
+		return rental.Invalid("vehicleId", "path parameter vehicleId: vehicle "+string(wire.AppendInt(nil, id))+" does not exist; vehicle ids come from GET "+s.cfg.BasePath+"/vehicles/availability")
+	}
+	days := 0
+	if hasPick || hasDrop {
+		if !hasPick {
+			return rental.Invalid("pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		if !hasDrop {
+			return rental.Invalid("drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		p, e := parseDateParam("pick_up_date", pick)
+		if e != nil {
+			return e
+		}
+		d, e := parseDateParam("drop_off_date", drop)
+		if e != nil {
+			return e
+		}
+		if d < p {
+			return rental.Invalid("drop_off_date", "drop_off_date "+d.String()+" is before pick_up_date "+p.String()+"; the drop-off date must be on or after the pick-up date")
+		}
+		days = int(d-p) + 1
+		if days > s.cat.MaxHireDays() {
+			return rental.Invalid("drop_off_date", "the hire is "+string(wire.AppendInt(nil, int64(days)))+" days long; the longest hire is "+string(wire.AppendInt(nil, int64(s.cat.MaxHireDays())))+" days")
+		}
+	}
+	b := append(s.extrasBody[:0], '[')
+	if accessories {
+		for i, a := range s.cat.Accessories(v) {
+			b = appendExtraHead(b, i, a.ID, a.Name, a.PriceCents)
+			if a.PerDay {
+				b = append(b, `,"priceUnit":"day"`...)
+			} else {
+				b = append(b, `,"priceUnit":"hire"`...)
+			}
+			if a.MaxChargeCents > 0 {
+				b = append(b, `,"maxCharge":`...)
+				b = wire.AppendMoney(b, a.MaxChargeCents)
+			}
+			b = append(b, `,"maxQuantity":`...)
+			b = wire.AppendInt(b, int64(a.MaxQuantity))
+			b = appendExtraTail(b, days, rental.AccessoryCost(&a, days, 1))
+		}
+	} else {
+		for i, p := range s.cat.InsurancePlans(v) {
+			b = appendExtraHead(b, i, p.ID, p.Name, p.PriceCents)
+			b = append(b, `,"priceUnit":"day"`...)
+			if p.MaxDays > 0 {
+				b = append(b, `,"maxChargedDays":`...)
+				b = wire.AppendInt(b, int64(p.MaxDays))
+			}
+			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
+		}
+	}
+	b = append(b, ']')
+	s.extrasBody = b
+	if days > 0 {
+		w.Status = 200
+		common(w, s.cacheControl[cacheSearch])
+		w.Body = append(w.Body, b...)
+		return nil
+	}
+	s.extrasETag = appendETag(s.extrasETag[:0], b)
+	s.static(req, w, b, wire.BytesString(s.extrasETag))
+	return nil
+}
+
+// appendExtraHead opens item i of an accessory or insurance list: id, name, price.
+func appendExtraHead(b []byte, i int, id int64, name string, priceCents int64) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `{"id":`...)
+	b = wire.AppendInt(b, id)
+	b = wire.AppendMember(b, `,"name":`, name)
+	b = append(b, `,"price":`...)
+	return wire.AppendMoney(b, priceCents)
+}
+
+// appendExtraTail closes an item: its cost for a hire of days days, when dated.
+func appendExtraTail(b []byte, days int, costCents int64) []byte {
+	if days > 0 {
+		b = append(b, `,"cost":`...)
+		b = wire.AppendMoney(b, costCents)
+	}
+	return append(b, '}')
+}
+
+func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	var qr rental.QuoteRequest
+	var e *rental.Error
+	if qr.Search, e = s.search(nowMs); e != nil {
+		return e
+	}
+	if qr.VehicleID, e = s.q.requiredID("vehicle_id", s.hint("vehicle_id")); e != nil {
+		return e
+	}
+	ids, _ := s.q.get("accessory_ids")
+	if s.picks, e = parsePicks(ids, s.picks); e != nil {
+		return e
+	}
+	qr.Accessories = s.picks
+	if qr.InsuranceID, e = s.q.optionalID("insurance_id"); e != nil {
+		return e
+	}
+	if e = s.checkParams(); e != nil {
+		return e
+	}
+	if e = s.cat.Quote(qr, &s.quote); e != nil {
+		return e
+	}
+	q := &s.quote
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	b := w.Body[:0]
+	b = append(b, `{"quoteId":"`...)
+	b = s.quoteID(b)
+	b = append(b, `","expiresAt":"`...)
+	b = appendRFC3339(b, wire.FloorDiv(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
+	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
+	b = wire.AppendMoney(b, q.RentalCents)
+	b = append(b, `,"routeFee":`...)
+	b = wire.AppendMoney(b, q.RouteCents)
+	b = append(b, `,"accessoriesFee":`...)
+	b = wire.AppendMoney(b, q.AccessoriesCents)
+	b = append(b, `,"insuranceFee":`...)
+	b = wire.AppendMoney(b, q.InsuranceCents)
+	b = append(b, `},"accessories":[`...)
+	for i := range q.Accessories {
+		a := &q.Accessories[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = wire.AppendInt(b, a.Accessory.ID)
+		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
+		b = append(b, `,"cost":`...)
+		b = wire.AppendMoney(b, a.CostCents)
+		b = append(b, `,"quantity":`...)
+		b = wire.AppendInt(b, int64(a.Quantity))
+		b = append(b, '}')
+	}
+	b = append(b, `],"insurance":`...)
+	if q.Insurance == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"id":`...)
+		b = wire.AppendInt(b, q.Insurance.ID)
+		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
+		b = append(b, `,"cost":`...)
+		b = wire.AppendMoney(b, q.InsuranceCents)
+		b = append(b, '}')
+	}
+	b = append(b, `,"totalAmount":`...)
+	b = wire.AppendMoney(b, q.TotalCents)
+	b = append(b, `,"note":`...)
+	b = append(b, s.quoteNote...)
+	b = append(b, `,"vehicleId":`...)
+	b = wire.AppendInt(b, q.Vehicle.ID)
+	b = append(b, `,"days":`...)
+	b = wire.AppendInt(b, int64(q.Days))
+	b = append(b, `,"checkoutUrl":"`...)
+	b = s.appendHandoff(b, &qr.Search, q.Vehicle.ID)
+	if q.Insurance != nil {
+		b = append(b, "&insurance_id="...)
+		b = wire.AppendInt(b, q.Insurance.ID)
+	}
+	if len(q.Accessories) > 0 {
+		b = append(b, "&accessory_ids="...)
+		n := 0
+		for _, a := range q.Accessories {
+			for k := 0; k < a.Quantity; k++ {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = wire.AppendInt(b, a.Accessory.ID)
+				n++
+			}
+		}
+	}
+	w.Body = append(b, `"}`...)
+	return nil
+}
+
+// appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".
+func appendRFC3339(b []byte, unix int64) []byte {
+	day := wire.FloorDiv(unix, 86400)
+	sec := unix - day*86400
+	b = rental.Date(day).AppendTo(b)
+	b = append(b, 'T')
+	b = append2(b, sec/3600)
+	b = append(b, ':')
+	b = append2(b, sec/60%60)
+	b = append(b, ':')
+	b = append2(b, sec%60)
+	return append(b, 'Z')
+}
+
+func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }

@@ -1,0 +1,140 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// Config is the service's configuration, read once per instance from the Worker's
+// vars (wrangler.toml [vars]); see ConfigFromVars for the names.
+type Config struct {
+	// BasePath is the path prefix of the API, without a trailing slash ("/api/agent").
+	BasePath string
+	// WebURL is the rental website, for the booking and checkout hand-off links.
+	WebURL string
+	// QuoteTTLSeconds is how long a quote is valid (expiresAt = now + this).
+	QuoteTTLSeconds int64
+	// RateLimit requests per RateWindowSeconds per client.
+	RateLimit         int64
+	RateWindowSeconds int64
+	// Maintenance answers every API request with 503.
+	Maintenance bool
+	// StaticMaxAge is the Cache-Control max-age (s) of depots, accessory and insurance
+	// lists and the OpenAPI document; SearchMaxAge that of availability results.
+	StaticMaxAge int64
+	SearchMaxAge int64
+	// RetryAfterSeconds is the Retry-After of a 503.
+	RetryAfterSeconds int64
+	// MCPAllowedOrigins are the browser origins (scheme://host[:port]) allowed to
+	// POST to the MCP endpoint; a request with any other Origin header gets 403
+	// (MCP's DNS-rebinding rule). Requests without Origin are accepted.
+	MCPAllowedOrigins []string
+}
+
+// DefaultConfig returns the configuration used when a var is not set.
+func DefaultConfig() Config {
+	return Config{
+		BasePath:          "/api/agent",
+		WebURL:            "https://www.example-campers.co.nz",
+		QuoteTTLSeconds:   1800,
+		RateLimit:         100,
+		RateWindowSeconds: 60,
+		StaticMaxAge:      300,
+		SearchMaxAge:      30,
+		RetryAfterSeconds: 120,
+	}
+}
+
+// Vars are the names of the Worker vars ConfigFromVars reads. Every shell passes
+// these (worker/glue.mjs and wrangler.toml are held to this list by a test in worker/).
+var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
+	"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
+	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"}
+
+// RequestHeaders are the request headers Handle reads (lower case). Every shell passes
+// these and no others.
+var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
+	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
+
+// ConfigFromVars returns DefaultConfig overridden by the vars (names in Vars) that are
+// set: MAINTENANCE is "true"/"false", MCP_ALLOWED_ORIGINS comma-separated origins, the
+// *_SECONDS and RATE_LIMIT_* vars positive integers. Other names are ignored; a bad
+// value is an error naming the var.
+func ConfigFromVars(vars []wire.Header) (Config, error) {
+	c := DefaultConfig()
+	ints := [...]struct {
+		name string
+		p    *int64
+	}{{"QUOTE_TTL_SECONDS", &c.QuoteTTLSeconds}, {"RATE_LIMIT_REQUESTS", &c.RateLimit},
+		{"RATE_LIMIT_WINDOW_SECONDS", &c.RateWindowSeconds}, {"CACHE_MAX_AGE_SECONDS", &c.StaticMaxAge},
+		{"SEARCH_MAX_AGE_SECONDS", &c.SearchMaxAge}, {"RETRY_AFTER_SECONDS", &c.RetryAfterSeconds}}
+	for _, v := range vars {
+		val := strings.TrimSpace(v.Value)
+		var err error
+		switch v.Name {
+		case "BASE_PATH":
+			val = strings.TrimRight(val, "/")
+			if val != "" && (val[0] != '/' || strings.ContainsAny(val, "?#% ")) {
+				err = strconv.ErrSyntax
+			}
+			c.BasePath = val
+		case "WEB_URL":
+			val = strings.TrimRight(val, "/")
+			if !strings.HasPrefix(val, "https://") && !strings.HasPrefix(val, "http://") {
+				err = strconv.ErrSyntax
+			}
+			c.WebURL = val
+		case "MAINTENANCE":
+			c.Maintenance, err = strconv.ParseBool(val)
+		case "MCP_ALLOWED_ORIGINS":
+			c.MCPAllowedOrigins, err = origins(val)
+		default:
+			for _, n := range ints {
+				if n.name == v.Name {
+					*n.p, err = positive(val)
+				}
+			}
+		}
+		if err != nil {
+			return DefaultConfig(), &configError{v.Name, v.Value}
+		}
+	}
+	return c, nil
+}
+
+type configError struct{ name, value string }
+
+func (e *configError) Error() string {
+	return "config: var " + e.name + " has an invalid value " + strconv.Quote(e.value)
+}
+
+func positive(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err == nil && (n < 1 || n > 1<<31) {
+		err = strconv.ErrRange
+	}
+	return n, err
+}
+
+// origins parses a comma-separated list of origins ("https://a.example, http://b:8080");
+// each must be http(s)://host with no path. Trailing slashes are dropped.
+func origins(s string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if o == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(o, "https://")
+		if !ok {
+			rest, ok = strings.CutPrefix(o, "http://")
+		}
+		if !ok || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+			return nil, strconv.ErrSyntax
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

@@ -1,0 +1,51 @@
+package api
+
+import (
+	"testing"
+
+	. "github.com/campervan/agent-api/core/wire"
+)
+
+// The whole request path natively: decode nothing (the Request is built), route, parse,
+// compute, render, encode. Allocations here are what TinyGo's GC would have to collect.
+func benchHandle(b *testing.B, target string) {
+	cfg := DefaultConfig()
+	cfg.RateLimit = 1 << 40 // measure the operation, not the 429 it would soon get
+	s := NewServer(cfg, bundledCatalog(b), nil,
+		func() int64 { return 1795392000000 }, // 2026-11-22T00:00:00Z
+		func(p []byte) {
+			for i := range p {
+				p[i] = 1
+			}
+		}, nil)
+	var w Response
+	ips := []string{"198.18.0.1", "198.18.0.2", "198.18.0.3", "198.18.0.4"}
+	req := Request{Method: "GET", Target: target, Headers: []Header{{Name: "cf-connecting-ip", Value: ""}}}
+	s.Handle(&req, &w)
+	if w.Status != 200 {
+		b.Fatalf("%s: %d %s", target, w.Status, w.Body)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.Headers[0].Value = ips[i&3]
+		s.Handle(&req, &w)
+		w.Encode()
+	}
+	b.StopTimer()
+	if w.Status != 200 {
+		b.Fatalf("%s: the last answer was %d %s", target, w.Status, w.Body)
+	}
+}
+
+func BenchmarkHandleDepots(b *testing.B) { benchHandle(b, "/api/agent/depots") }
+
+func BenchmarkHandleAvailability(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19")
+}
+
+func BenchmarkHandleQuote(b *testing.B) {
+	benchHandle(b, "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33")
+}
+
+func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehicles/5/accessories") }

@@ -1,0 +1,420 @@
+package api
+
+import (
+	. "github.com/campervan/agent-api/core/wire"
+
+	"encoding/json"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// mcpPost sends one JSON-RPC body to the MCP endpoint with the usual client headers
+// (plus extra ones) and returns the answer.
+func mcpPost(s *Server, body string, extra ...Header) DecodedResponse {
+	hs := []Header{{Name: "content-type", Value: "application/json"}, {Name: "accept", Value: "application/json, text/event-stream"}}
+	hs = append(hs, extra...)
+	var w Response
+	s.Handle(&Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
+	d, err := DecodeResponse(w.Encode())
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// modern returns the headers of a 2026-07-28 request for method (and tool name).
+func modern(method, name string) []Header {
+	hs := []Header{{Name: "mcp-protocol-version", Value: "2026-07-28"}, {Name: "mcp-method", Value: method}}
+	if name != "" {
+		hs = append(hs, Header{Name: "mcp-name", Value: name})
+	}
+	return hs
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}`
+
+func decodeJSON(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("not a JSON object: %v: %s", err, b)
+	}
+	return m
+}
+
+// resolve returns v with every {"$ref":"#/components/schemas/X"} replaced by X: an
+// implementation of its own, so the test does not trust buildMCP's.
+func resolve(v any, schemas map[string]any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			return resolve(schemas[strings.TrimPrefix(ref, "#/components/schemas/")], schemas)
+		}
+		out := map[string]any{}
+		for k, y := range x {
+			out[k] = resolve(y, schemas)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = resolve(y, schemas)
+		}
+		return out
+	}
+	return v
+}
+
+func toolsList(t *testing.T, s *Server) []any {
+	t.Helper()
+	d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if d.Status != 200 {
+		t.Fatalf("tools/list: %d %s", d.Status, d.Body)
+	}
+	return decodeJSON(t, d.Body)["result"].(map[string]any)["tools"].([]any)
+}
+
+// TestMCPToolSchemasMatchOpenAPI: each tool's inputSchema is its operation's
+// parameters and its outputSchema the 200 schema, as the served document says.
+func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
+	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	doc := decodeJSON(t, do(s, "GET", "/api/agent/openapi.json").Body)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	paths := doc["paths"].(map[string]any)
+	listed := toolsList(t, s)
+	if len(listed) != len(tools) {
+		t.Fatalf("%d tools, want %d", len(listed), len(tools))
+	}
+	for i, x := range listed {
+		tool := x.(map[string]any)
+		spec := tools[i]
+		if tool["name"] != spec.Name {
+			t.Fatalf("tool %d is %v, want %s", i, tool["name"], spec.Name)
+		}
+		op := paths[spec.Path].(map[string]any)["get"].(map[string]any)
+		props := map[string]any{}
+		var required []any
+		params, _ := op["parameters"].([]any)
+		for _, p := range params {
+			p := p.(map[string]any)
+			prop := resolve(p["schema"], schemas).(map[string]any)
+			prop["description"] = p["description"]
+			props[p["name"].(string)] = prop
+			if p["required"] == true {
+				required = append(required, p["name"])
+			}
+		}
+		want := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		if required != nil {
+			want["required"] = required
+		}
+		if !reflect.DeepEqual(tool["inputSchema"], want) {
+			t.Errorf("%s inputSchema differs from the OpenAPI parameters:\n got %v\nwant %v", spec.Name, tool["inputSchema"], want)
+		}
+		body := resolve(op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"], schemas)
+		var wantOut any = body
+		if spec.Wrap != "" {
+			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: body}, "required": []any{spec.Wrap}}
+		}
+		if !reflect.DeepEqual(tool["outputSchema"], wantOut) {
+			t.Errorf("%s outputSchema differs from the OpenAPI 200 schema", spec.Name)
+		}
+		if out := tool["outputSchema"].(map[string]any); out["type"] != "object" {
+			t.Errorf("%s outputSchema is not an object schema", spec.Name)
+		}
+		if strings.Contains(mustJSON(tool), "$ref") {
+			t.Errorf("%s has a $ref left", spec.Name)
+		}
+		ann := tool["annotations"].(map[string]any)
+		if ann["readOnlyHint"] != true || ann["openWorldHint"] != false || ann["idempotentHint"] != true {
+			t.Errorf("%s annotations %v", spec.Name, ann)
+		}
+		desc := tool["description"].(string)
+		if !strings.Contains(desc, "GET /api/agent"+spec.Path) || !strings.Contains(desc, op["description"].(string)) {
+			t.Errorf("%s description does not name its operation and carry its description", spec.Name)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// callTool calls a tool (legacy era) and returns the JSON-RPC result.
+func callTool(t *testing.T, s *Server, name, args string) map[string]any {
+	t.Helper()
+	d := mcpPost(s, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`}}`)
+	if d.Status != 200 {
+		t.Fatalf("tools/call %s: %d %s", name, d.Status, d.Body)
+	}
+	m := decodeJSON(t, d.Body)
+	if m["id"] != "c1" || m["jsonrpc"] != "2.0" {
+		t.Fatalf("envelope %s", d.Body)
+	}
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("tools/call %s: no result: %s", name, d.Body)
+	}
+	return r
+}
+
+// TestMCPToolResultsValidate: every tool's structuredContent validates against its
+// outputSchema (additional properties closed, to catch undocumented fields) and its
+// text block holds the same JSON.
+func TestMCPToolResultsValidate(t *testing.T) {
+	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	schemas := map[string]*openapi3.Schema{}
+	for _, x := range toolsList(t, s) {
+		tool := x.(map[string]any)
+		var sc openapi3.Schema
+		if err := json.Unmarshal([]byte(mustJSON(tool["outputSchema"])), &sc); err != nil {
+			t.Fatalf("%s outputSchema: %v", tool["name"], err)
+		}
+		closeObjects(&sc, map[*openapi3.Schema]bool{})
+		schemas[tool["name"].(string)] = &sc
+	}
+	calls := []struct{ name, args string }{
+		{"list_depots", `{}`},
+		{"search_vehicles", `{"pick_up_depot_id":2,"drop_off_depot_id":3,"pick_up_date":"2026-12-08","drop_off_date":"2026-12-19"}`},
+		{"list_accessories", `{"vehicleId":5}`},
+		{"list_accessories", `{"vehicleId":"5","pick_up_date":"2026-12-08","drop_off_date":"2026-12-19"}`},
+		{"list_insurance_plans", `{"vehicleId":5,"pick_up_date":"2026-12-08","drop_off_date":"2026-12-19"}`},
+		{"get_quote", `{"pick_up_depot_id":"2","drop_off_depot_id":3,"pick_up_date":"2026-12-08","drop_off_date":"2026-12-19","vehicle_id":5,"accessory_ids":"1,1,2,2","insurance_id":33}`},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":1,"insurance_id":null}`},
+	}
+	for _, c := range calls {
+		r := callTool(t, s, c.name, c.args)
+		if r["isError"] != false {
+			t.Errorf("%s %s: isError: %v", c.name, c.args, r["content"])
+			continue
+		}
+		sc := r["structuredContent"]
+		if err := schemas[c.name].VisitJSON(sc); err != nil {
+			t.Errorf("%s %s: structuredContent does not match outputSchema: %v", c.name, c.args, err)
+		}
+		content := r["content"].([]any)
+		block := content[0].(map[string]any)
+		var text any
+		if block["type"] != "text" || json.Unmarshal([]byte(block["text"].(string)), &text) != nil || !reflect.DeepEqual(text, sc) {
+			t.Errorf("%s: the text block is not the structuredContent JSON", c.name)
+		}
+	}
+	// The worked example of docs/pricing.md, through the tool.
+	q := callTool(t, s, "get_quote", calls[5].args)["structuredContent"].(map[string]any)
+	pb := q["priceBreakdown"].(map[string]any)
+	if q["totalAmount"] != 3323.0 || pb["rentalFee"].(float64)+pb["routeFee"].(float64)+pb["accessoriesFee"].(float64)+pb["insuranceFee"].(float64) != 3323 {
+		t.Errorf("quote %v, want totalAmount 3323, the sum of the fees", q)
+	}
+}
+
+func closeObjects(s *openapi3.Schema, seen map[*openapi3.Schema]bool) {
+	if s == nil || seen[s] {
+		return
+	}
+	seen[s] = true
+	no := false
+	if len(s.Properties) > 0 {
+		s.AdditionalProperties = openapi3.AdditionalProperties{Has: &no}
+	}
+	for _, p := range s.Properties {
+		closeObjects(p.Value, seen)
+	}
+	if s.Items != nil {
+		closeObjects(s.Items.Value, seen)
+	}
+}
+
+// TestMCPToolErrorsAreTheAPIErrors: a bad argument gives isError with exactly the
+// message of the HTTP API's 400/404 for the same request.
+func TestMCPToolErrorsAreTheAPIErrors(t *testing.T) {
+	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	cases := []struct{ tool, args, target string }{
+		{"search_vehicles", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10"}`, "/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10"},
+		{"search_vehicles", `{"pick_up_depot_id":"abc","drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20"}`, "/vehicles/availability?pick_up_depot_id=abc&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20"},
+		{"search_vehicles", `{"pick_up_depot_id":2,"drop_off_depot_id":3,"pick_up_date":"2026-12-25","drop_off_date":"2026-12-30"}`, "/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-25&drop_off_date=2026-12-30"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2026-12-22","drop_off_date":"2026-12-30","vehicle_id":7}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2026-12-22&drop_off_date=2026-12-30&vehicle_id=7"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":1.5}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=1.5"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":1,"insurance":33}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=1&insurance=33"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":1,"accessory_ids":"1,,2"}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=1&accessory_ids=1,,2"},
+		{"list_accessories", `{"vehicleId":999}`, "/vehicles/999/accessories"},
+		{"list_insurance_plans", `{"vehicleId":1,"pick_up_date":"2027-03-10"}`, "/vehicles/1/insurance-types?pick_up_date=2027-03-10"},
+		{"list_depots", `{"limit":5}`, "/depots?limit=5"},
+	}
+	for _, c := range cases {
+		h := do(s, "GET", "/api/agent"+c.target)
+		if h.Status != 400 && h.Status != 404 {
+			t.Fatalf("GET %s: %d, want an error", c.target, h.Status)
+		}
+		want := decodeJSON(t, h.Body)["error"]
+		r := callTool(t, s, c.tool, c.args)
+		got := r["content"].([]any)[0].(map[string]any)["text"]
+		if r["isError"] != true || got != want {
+			t.Errorf("%s %s: isError %v %q, want the API's %q", c.tool, c.args, r["isError"], got, want)
+		}
+		if _, ok := r["structuredContent"]; ok {
+			t.Errorf("%s: an error result carries structuredContent", c.tool)
+		}
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{"list_accessories", `{}`, "missing required argument vehicleId"},
+		{"get_quote", `{"accessory_ids":[1,2]}`, `argument "accessory_ids" must be a string or an integer, got an array; give accessory ids as one comma-separated string`},
+		{"search_vehicles", `{"pick_up_depot_id":true}`, `argument "pick_up_depot_id" must be a string or an integer, got a boolean`},
+	} {
+		r := callTool(t, s, c.tool, c.args)
+		if got := r["content"].([]any)[0].(map[string]any)["text"].(string); r["isError"] != true || !strings.Contains(got, c.want) {
+			t.Errorf("%s %s: %v %q, want isError with %q", c.tool, c.args, r["isError"], got, c.want)
+		}
+	}
+}
+
+// TestMCPProtocol: the JSON-RPC and transport answers of both eras.
+func TestMCPProtocol(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MCPAllowedOrigins = []string{"https://agent.example"}
+	s := testServer(t, cfg, bundledCatalog(t), nil)
+	type c struct {
+		name    string
+		body    string
+		headers []Header
+		status  int
+		code    float64 // JSON-RPC error code, 0 for a result
+		has     string  // in the body
+	}
+	cases := []c{
+		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil, 200, 0, `"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"campervan-agent-api"`},
+		{"initialize-older", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, nil, 200, 0, `"protocolVersion":"2025-03-26"`},
+		{"initialize-unknown", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}`, nil, 200, 0, `"protocolVersion":"2025-11-25"`},
+		{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []Header{{Name: "mcp-protocol-version", Value: "2025-11-25"}}, 202, 0, ""},
+		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, nil, 200, 0, `{"jsonrpc":"2.0","id":"p","result":{}}`},
+		{"parse-error", `{"jsonrpc":"2.0",`, nil, 400, -32700, "Parse error"},
+		{"deep", strings.Repeat("[", 10000), nil, 400, -32700, "deeper than 64"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, -32600, "batches"},
+		{"not-object", `"ping"`, nil, 400, -32600, "request object"},
+		{"no-method", `{"jsonrpc":"2.0","id":1}`, nil, 400, -32600, `\"method\" is missing`},
+		{"bad-jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, 400, -32600, `\"jsonrpc\" must be \"2.0\"`},
+		{"bad-id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, -32600, "id must be"},
+		{"no-id", `{"jsonrpc":"2.0","method":"tools/list"}`, nil, 400, -32600, "has no id"},
+		{"unknown-method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, nil, 200, -32601, "Method not found"},
+		{"unknown-tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_vehicle"}}`, nil, 200, -32602, `Unknown tool \"book_vehicle\"`},
+		{"params-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, nil, 400, -32602, "params"},
+		{"arguments-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots","arguments":"x"}}`, nil, 200, -32602, "arguments"},
+		{"header-version-unknown", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []Header{{Name: "mcp-protocol-version", Value: "1900-01-01"}}, 400, -32022, `"requested":"1900-01-01"`},
+		// 2026-07-28
+		{"discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, modern("server/discover", ""), 200, 0, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`},
+		{"modern-tools-list", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, modern("tools/list", ""), 200, 0, `"ttlMs":300000,"cacheScope":"public","resultType":"complete"`},
+		{"modern-call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots","arguments":{},` + modernMeta + `}}`, modern("tools/call", "list_depots"), 200, 0, `"isError":false,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo"`},
+		{"modern-call-base64-name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots",` + modernMeta + `}}`, modern("tools/call", "=?base64?bGlzdF9kZXBvdHM=?="), 200, 0, `"Auckland Airport`},
+		{"modern-name-mismatch", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots",` + modernMeta + `}}`, modern("tools/call", "get_quote"), 400, -32020, "Mcp-Name"},
+		{"modern-method-mismatch", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, modern("tools/call", ""), 400, -32020, "Mcp-Method"},
+		{"modern-no-header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, []Header{{Name: "mcp-method", Value: "tools/list"}}, 400, -32020, "MCP-Protocol-Version header is missing"},
+		{"modern-unsupported", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, []Header{{Name: "mcp-protocol-version", Value: "2027-01-01"}, {Name: "mcp-method", Value: "tools/list"}}, 400, -32022, `"supported":["2026-07-28"`},
+		{"modern-header-without-meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, modern("tools/list", ""), 400, -32602, "protocolVersion"},
+		{"modern-no-capabilities", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modern("tools/list", ""), 400, -32602, "clientCapabilities"},
+		{"modern-ping-removed", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + modernMeta + `}}`, modern("ping", ""), 404, -32601, "server/discover"},
+		{"modern-initialize-removed", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + modernMeta + `}}`, modern("initialize", ""), 404, -32601, "Method not found"},
+		// transport
+		{"origin-denied", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "origin", Value: "https://evil.example"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
+		{"origin-allowed", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "origin", Value: "https://agent.example"}}, 200, 0, `"result":{}`},
+		{"accept-sse-only", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "accept", Value: "text/event-stream"}}, 406, -32600, "Accept"},
+		{"too-large", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 70000) + `"}}`, nil, 413, -32600, "65536"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := mcpPost(s, tc.body, tc.headers...)
+			if tc.name == "accept-sse-only" {
+				d = mcpPostRaw(s, tc.body, Header{Name: "content-type", Value: "application/json"}, Header{Name: "accept", Value: "text/event-stream"})
+			}
+			if d.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", d.Status, tc.status, d.Body)
+			}
+			if tc.status == 202 {
+				if len(d.Body) != 0 {
+					t.Errorf("202 with a body %s", d.Body)
+				}
+				return
+			}
+			m := decodeJSON(t, d.Body)
+			if tc.code != 0 {
+				e, ok := m["error"].(map[string]any)
+				if !ok || e["code"] != tc.code {
+					t.Errorf("want error %v: %s", tc.code, d.Body)
+				}
+			} else if _, ok := m["result"]; !ok {
+				t.Errorf("want a result: %s", d.Body)
+			}
+			if !strings.Contains(string(d.Body), tc.has) {
+				t.Errorf("body lacks %s: %s", tc.has, d.Body)
+			}
+			if !strings.HasPrefix(d.Header("content-type"), "application/json") || d.Header("cache-control") != "no-store" {
+				t.Errorf("headers %v", d.Headers)
+			}
+		})
+	}
+	// Content-Type and methods.
+	if d := mcpPostRaw(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Header{Name: "content-type", Value: "text/plain"}); d.Status != 415 {
+		t.Errorf("text/plain body: %d, want 415", d.Status)
+	}
+	for _, m := range []string{"GET", "HEAD", "DELETE", "PUT", "OPTIONS"} {
+		if d := do(s, m, "/api/agent/mcp"); d.Status != 405 || d.Header("allow") != "POST" {
+			t.Errorf("%s /mcp: %d allow %q, want 405 POST", m, d.Status, d.Header("allow"))
+		}
+	}
+	if d := do(s, "OPTIONS", "/api/agent/mcp", Header{Name: "origin", Value: "https://agent.example"}); d.Status != 204 || d.Header("access-control-allow-origin") != "https://agent.example" {
+		t.Errorf("preflight from an allowed origin: %d", d.Status)
+	}
+	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Header{Name: "origin", Value: "https://agent.example"}); d.Header("access-control-allow-origin") != "https://agent.example" {
+		t.Errorf("allowed origin: no CORS header")
+	}
+}
+
+func mcpPostRaw(s *Server, body string, hs ...Header) DecodedResponse {
+	var w Response
+	s.Handle(&Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
+	d, _ := DecodeResponse(w.Encode())
+	return d
+}
+
+// TestMCPRateLimit: each POST to /mcp counts; other methods there do not.
+func TestMCPRateLimit(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RateLimit = 2
+	s := testServer(t, cfg, bundledCatalog(t), nil)
+	do(s, "GET", "/api/agent/mcp")
+	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); d.Status != 200 || d.Header("x-ratelimit-remaining") != "1" {
+		t.Fatalf("first POST: %d remaining %q", d.Status, d.Header("x-ratelimit-remaining"))
+	}
+	mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); d.Status != 429 {
+		t.Errorf("third POST with a limit of 2: %d, want 429", d.Status)
+	}
+}
+
+// TestMCPNeverPanics throws random and mutated bodies at the endpoint.
+func TestMCPNeverPanics(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RateLimit = 1 << 30
+	s := testServer(t, cfg, bundledCatalog(t), nil)
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_quote","arguments":{"pick_up_depot_id":2,"drop_off_depot_id":3,"pick_up_date":"2026-12-08","drop_off_date":"2026-12-19","vehicle_id":5,"accessory_ids":"1,1,2,2","insurance_id":33}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_accessories","arguments":{"vehicleId":"5%","a\u0000":"\ud800"},` + modernMeta + `}}`,
+	}
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		b := []byte(seeds[i%len(seeds)])
+		for k := r.Intn(4); k >= 0; k-- {
+			b[r.Intn(len(b))] = byte(r.Intn(256))
+		}
+		d := mcpPost(s, string(b), modern("tools/call", "list_accessories")...)
+		if d.Status >= 500 {
+			t.Fatalf("%s: %d", b, d.Status)
+		}
+		if len(d.Body) > 0 && !json.Valid(d.Body) {
+			t.Fatalf("%s: invalid JSON answer %s", b, d.Body)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package api
+
+import (
+	. "github.com/campervan/agent-api/core/wire"
+
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRenderOpenAPI(t *testing.T) {
+	for _, base := range []string{"/api/agent", "/v1/\"x\"", ""} {
+		cfg := DefaultConfig()
+		cfg.BasePath = base
+		cfg.RateLimit = 7
+		b := renderOpenAPI(&cfg)
+		var doc struct {
+			OpenAPI string
+			Info    struct{ Version, Description string }
+			Servers []struct{ URL string }
+			Paths   map[string]any
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("base %q: the document is not JSON: %v", base, err)
+		}
+		if strings.Contains(string(b), "{{") {
+			t.Errorf("base %q: a placeholder is left: %s", base, b[strings.Index(string(b), "{{"):][:40])
+		}
+		wantURL := base
+		if base == "" {
+			wantURL = "/"
+		}
+		if doc.OpenAPI != "3.1.0" || doc.Info.Version != "1.0.0" || len(doc.Servers) != 1 || doc.Servers[0].URL != wantURL {
+			t.Errorf("base %q: openapi %q version %q servers %v", base, doc.OpenAPI, doc.Info.Version, doc.Servers)
+		}
+		if !strings.Contains(doc.Info.Description, "7 requests per 60 seconds") {
+			t.Errorf("base %q: info.description does not state the configured limit", base)
+		}
+		for _, p := range []string{"/", "/openapi.json", "/depots", "/vehicles/availability", "/vehicles/{vehicleId}/accessories", "/vehicles/{vehicleId}/insurance-types", "/quotes"} {
+			if doc.Paths[p] == nil {
+				t.Errorf("base %q: no path %s", base, p)
+			}
+		}
+		if len(b) > len(openAPISource)*9/10 {
+			t.Errorf("the served document (%d bytes) kept the indentation of the source (%d bytes)", len(b), len(openAPISource))
+		}
+	}
+}
+
+func TestOpenAPIRoute(t *testing.T) {
+	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	d := do(s, "GET", "/api/agent/openapi.json")
+	if d.Status != 200 || d.Header("etag") == "" || d.Header("cache-control") != "public, max-age=300" || !json.Valid(d.Body) {
+		t.Fatalf("GET openapi.json: %d etag %q cache-control %q", d.Status, d.Header("etag"), d.Header("cache-control"))
+	}
+	if n := do(s, "GET", "/api/agent/openapi.json", Header{Name: "if-none-match", Value: d.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
+		t.Errorf("If-None-Match its ETag: %d, want 304 without a body", n.Status)
+	}
+	if n := do(s, "GET", "/api/agent/openapi.json?format=yaml"); n.Status != 400 || !strings.Contains(string(n.Body), `\"format\"`) {
+		t.Errorf("unknown parameter: %d %s, want 400 naming it", n.Status, n.Body)
+	}
+	// Served from memory computed once: nothing allocated per request.
+	var w Response
+	req := &Request{Method: "GET", Target: "/api/agent/openapi.json"}
+	s.Handle(req, &w)
+	if a := testing.AllocsPerRun(100, func() { s.Handle(req, &w) }); a != 0 {
+		t.Errorf("GET openapi.json allocates %v times per request, want 0", a)
+	}
+	req.Target = "/api/agent/"
+	s.Handle(req, &w)
+	if a := testing.AllocsPerRun(100, func() { s.Handle(req, &w) }); a != 0 {
+		t.Errorf("GET index allocates %v times per request, want 0", a)
+	}
+}

@@ -1,0 +1,221 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/mcp"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// The operations of the API, declared once. Routing (match), the accepted-parameter
+// checks and the "missing parameter" hints, the index (GET {base}/), the cache class
+// of each answer and the MCP tool list are all derived from this table;
+// TestOpsMatchOpenAPI holds it equal to openapi.json (paths, parameter names and
+// required flags).
+//
+// Adding an operation is one row here plus its handler (a Server method with the
+// signature of Op.handle that reads its parameters through s.q, calls s.checkParams
+// once it has read them all, and writes its answer into w), plus its description in
+// openapi.json.
+
+// cacheClass says how an operation's answers may be cached.
+type cacheClass uint8
+
+const (
+	cacheStatic cacheClass = iota // the same bytes for every request: ETag, CACHE_MAX_AGE_SECONDS
+	cacheSearch                   // computed per request: SEARCH_MAX_AGE_SECONDS
+	cacheDated                    // cacheStatic without dates, cacheSearch with them
+	cacheNone                     // never cached (a quote has its own id and expiry)
+	nCacheClasses
+)
+
+// Param is one query parameter of an operation.
+type Param struct {
+	Name     string
+	Required bool
+	// For an id: what it is and the operation that lists it; a "missing parameter"
+	// message then says "(a depot id from GET {base}/depots)".
+	What, From string
+}
+
+// Op is one operation of the API (GET).
+type Op struct {
+	// Path is below the base path, as in openapi.json; one segment may be a path
+	// parameter ("/vehicles/{vehicleId}/accessories").
+	Path   string
+	Params []Param // query parameters, in the order messages list them
+	// ParamNote follows the list of accepted parameters in messages.
+	ParamNote string
+	Cache     cacheClass
+	// Tool is the operation as an MCP tool; an operation without a tool Name is not
+	// a tool, and is not listed among the index's operations either. Tool.Path and
+	// Tool.PathParam are filled from Path.
+	Tool mcp.Tool
+	// handle answers the operation; pathParam is the path parameter's segment.
+	handle func(s *Server, req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error
+
+	// Derived from the above by init.
+	prefix, suffix string // Path around its path parameter
+	pathParam      string // the path parameter's name ("" for none)
+	accepted       string // "a, b, c" and ParamNote, for "unknown parameter" messages
+}
+
+// Parameters shared by several operations.
+var (
+	pPickUpDepot  = Param{Name: "pick_up_depot_id", Required: true, What: "a depot id", From: "/depots"}
+	pDropOffDepot = Param{Name: "drop_off_depot_id", Required: true, What: "a depot id", From: "/depots"}
+	pPickUpDate   = Param{Name: "pick_up_date", Required: true}
+	pDropOffDate  = Param{Name: "drop_off_date", Required: true}
+	pPickUpDay    = Param{Name: "pick_up_date"} // optional: the extras' cost for a period
+	pDropOffDay   = Param{Name: "drop_off_date"}
+)
+
+var ops = [...]Op{
+	{Path: "/", Cache: cacheStatic, handle: (*Server).getIndex},
+	{Path: "/openapi.json", Cache: cacheStatic, handle: (*Server).getOpenAPI},
+	{Path: "/depots", Cache: cacheStatic, handle: (*Server).getDepots,
+		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
+			Lead: "Step 1: list every depot (id, name, pick-up and drop-off times, opening hours and closed public holidays). A depot's id is pick_up_depot_id / drop_off_depot_id of search_vehicles and get_quote. Takes no arguments."}},
+	{Path: "/vehicles/availability", Cache: cacheSearch, handle: (*Server).getAvailability,
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate},
+		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
+			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
+	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
+		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Tool: mcp.Tool{Name: "list_accessories", Title: "List a vehicle's accessories", Wrap: "accessories", PathHint: "a vehicleId from search_vehicles",
+			Lead: "Step 3 (optional): list the accessories offered with a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost, its price for the period. Give the chosen ids to get_quote's accessory_ids, an id once per unit."}},
+	{Path: "/vehicles/{vehicleId}/insurance-types", Cache: cacheDated, handle: (*Server).getInsurance,
+		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Tool: mcp.Tool{Name: "list_insurance_plans", Title: "List a vehicle's insurance plans", Wrap: "insurancePlans", PathHint: "a vehicleId from search_vehicles",
+			Lead: "Step 3 (optional): list the insurance (excess reduction) plans of a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost for the period. Give the chosen plan's id to get_quote's insurance_id."}},
+	{Path: "/quotes", Cache: cacheNone, handle: (*Server).getQuote,
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate,
+			{Name: "vehicle_id", Required: true, What: "a vehicleId", From: "/vehicles/availability"},
+			{Name: "accessory_ids"}, {Name: "insurance_id"}},
+		Tool: mcp.Tool{Name: "get_quote", Title: "Get a price quote",
+			Lead: "Step 4: price a hire exactly: the depots and dates of search_vehicles, vehicle_id from search_vehicles, optional accessory_ids from list_accessories and insurance_id from list_insurance_plans. totalAmount (NZD) is the sum of the four fees of priceBreakdown. A quote is not a booking: give the customer checkoutUrl."}},
+}
+
+// The MCP tools, in the table's order, and the operation of each.
+var (
+	tools  []mcp.Tool
+	toolOp []int
+)
+
+func init() {
+	for i := range ops {
+		o := &ops[i]
+		if a := strings.IndexByte(o.Path, '{'); a >= 0 {
+			b := strings.IndexByte(o.Path, '}')
+			o.prefix, o.pathParam, o.suffix = o.Path[:a], o.Path[a+1:b], o.Path[b+1:]
+		}
+		names := make([]string, 0, len(o.Params)+1)
+		for _, p := range o.Params {
+			names = append(names, p.Name)
+		}
+		o.accepted = strings.Join(names, ", ")
+		if o.ParamNote != "" {
+			o.accepted += " " + o.ParamNote
+		}
+		if o.Tool.Name != "" {
+			o.Tool.Path, o.Tool.PathParam = o.Path, o.pathParam
+			tools = append(tools, o.Tool)
+			toolOp = append(toolOp, i)
+		}
+	}
+}
+
+// match returns the operation for a path below the base path (-1 for none) and its
+// path parameter.
+func match(rest string) (op int, pathParam string) {
+	if rest == "" {
+		rest = "/"
+	}
+	for i := range ops {
+		o := &ops[i]
+		if o.pathParam == "" {
+			if rest == o.Path {
+				return i, ""
+			}
+			continue
+		}
+		if len(rest) > len(o.prefix)+len(o.suffix) && rest[:len(o.prefix)] == o.prefix && rest[len(rest)-len(o.suffix):] == o.suffix {
+			if mid := rest[len(o.prefix) : len(rest)-len(o.suffix)]; strings.IndexByte(mid, '/') < 0 {
+				return i, mid
+			}
+		}
+	}
+	return -1, ""
+}
+
+// run answers operation i with the query already in s.q.
+func (s *Server) run(i int, req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	s.op, s.opHints = &ops[i], s.hints[i]
+	return s.op.handle(s, req, w, pathParam, nowMs)
+}
+
+// checkParams refuses a query parameter the operation did not read (call it once the
+// operation has read all of its parameters).
+func (s *Server) checkParams() *rental.Error { return s.q.unknown(s.op.accepted) }
+
+// hint returns where the values of the current operation's parameter key come from.
+func (s *Server) hint(key string) string {
+	for j := range s.op.Params {
+		if s.op.Params[j].Name == key {
+			return s.opHints[j]
+		}
+	}
+	return ""
+}
+
+// buildHints returns, per operation and parameter, "a depot id from GET {base}/depots"
+// (or "" for a parameter that is not an id).
+func buildHints(base string) [][]string {
+	hs := make([][]string, len(ops))
+	for i := range ops {
+		hs[i] = make([]string, len(ops[i].Params))
+		for j, p := range ops[i].Params {
+			if p.What != "" {
+				hs[i][j] = p.What + " from GET " + base + p.From
+			}
+		}
+	}
+	return hs
+}
+
+// appendIndex writes the index: what the API is, its document and its operations
+// (those that are MCP tools: the ones an agent calls).
+func appendIndex(b []byte, base string) []byte {
+	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
+	b = wire.AppendJSONString(b, base+"/openapi.json")
+	b = append(b, `,"operations":[`...)
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendJSONString(b, "GET "+base+t.Path)
+	}
+	return append(b, "]}"...)
+}
+
+// mcpOps is the Server as the MCP endpoint sees it (mcp.Operations).
+type mcpOps struct{ s *Server }
+
+func (o mcpOps) OpenAPI() []byte {
+	o.s.docs()
+	return o.s.openapi.body
+}
+
+func (o mcpOps) Run(tool int, pathParam string, query []byte, out *wire.Response, nowMs int64) (string, bool) {
+	s := o.s
+	e := s.q.parse(wire.BytesString(query))
+	if e == nil {
+		s.mcpReq = wire.Request{Method: "GET"}
+		e = s.run(toolOp[tool], &s.mcpReq, out, pathParam, nowMs)
+	}
+	if e != nil {
+		return e.Message, false
+	}
+	return "", true
+}

@@ -1,0 +1,111 @@
+package api
+
+import (
+	. "github.com/campervan/agent-api/core/wire"
+
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestOpsMatchOpenAPI holds the table of operations equal to openapi.json: the same
+// GET paths, and per operation the same query parameters (names and required flags)
+// and path parameter.
+func TestOpsMatchOpenAPI(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name, In string
+				Required bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(openAPISource), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var docPaths, opPaths []string
+	for p, methods := range doc.Paths {
+		for m := range methods {
+			docPaths = append(docPaths, strings.ToUpper(m)+" "+p)
+		}
+	}
+	for _, o := range ops {
+		opPaths = append(opPaths, "GET "+o.Path)
+	}
+	sort.Strings(docPaths)
+	sort.Strings(opPaths)
+	if strings.Join(docPaths, "\n") != strings.Join(opPaths, "\n") {
+		t.Fatalf("operations:\n%s\nopenapi.json:\n%s", strings.Join(opPaths, "\n"), strings.Join(docPaths, "\n"))
+	}
+	for _, o := range ops {
+		var query []string
+		pathParam := ""
+		for _, p := range doc.Paths[o.Path]["get"].Parameters {
+			switch p.In {
+			case "query":
+				query = append(query, p.Name+required(p.Required))
+			case "path":
+				pathParam = p.Name
+				if !p.Required {
+					t.Errorf("%s: path parameter %s is not required", o.Path, p.Name)
+				}
+			default:
+				t.Errorf("%s: parameter %s in %s", o.Path, p.Name, p.In)
+			}
+		}
+		var mine []string
+		for _, p := range o.Params {
+			mine = append(mine, p.Name+required(p.Required))
+		}
+		if strings.Join(mine, ",") != strings.Join(query, ",") {
+			t.Errorf("%s: query parameters %v, openapi.json has %v", o.Path, mine, query)
+		}
+		if pathParam != o.pathParam {
+			t.Errorf("%s: path parameter %q, openapi.json has %q", o.Path, o.pathParam, pathParam)
+		}
+	}
+}
+
+func required(r bool) string {
+	if r {
+		return " (required)"
+	}
+	return ""
+}
+
+// TestMatch routes every operation's path, with a path parameter where it has one,
+// and refuses near misses.
+func TestMatch(t *testing.T) {
+	for i, o := range ops {
+		path := strings.Replace(o.Path, "{"+o.pathParam+"}", "42", 1)
+		want := ""
+		if o.pathParam != "" {
+			want = "42"
+		}
+		if got, param := match(path); got != i || param != want {
+			t.Errorf("match(%q) = %d, %q; want %d, %q", path, got, param, i, want)
+		}
+	}
+	if got, _ := match(""); got < 0 || ops[got].Path != "/" {
+		t.Errorf(`match("") = %d, want the index`, got)
+	}
+	for _, path := range []string{"/depots/", "/vehicles//accessories", "/vehicles/1/2/accessories", "/vehicles/1", "/quote", "/mcp"} {
+		if got, _ := match(path); got >= 0 {
+			t.Errorf("match(%q) = %s, want none", path, ops[got].Path)
+		}
+	}
+}
+
+// TestVarsAreRead checks that Vars lists exactly the vars ConfigFromVars reads: each
+// listed var refuses a bad value, and a var not listed is ignored.
+func TestVarsAreRead(t *testing.T) {
+	for _, name := range Vars {
+		if _, err := ConfigFromVars([]Header{{Name: name, Value: "not a value"}}); err == nil {
+			t.Errorf("ConfigFromVars does not read %s (listed in Vars)", name)
+		}
+	}
+	if _, err := ConfigFromVars([]Header{{Name: "NOT_A_VAR", Value: "not a value"}}); err != nil {
+		t.Errorf("ConfigFromVars reads a var not in Vars: %v", err)
+	}
+}

@@ -1,0 +1,251 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// Limits on what a request may carry; each is named in the 400 that enforces it.
+const (
+	maxTargetLen   = 4096 // bytes of path and query
+	maxParams      = 16   // query parameters
+	maxAccessories = 20   // ids in accessory_ids (a repeated id counts each time)
+	maxID          = 1<<31 - 1
+)
+
+type param struct {
+	key, val string
+	used     bool
+}
+
+// query is a parsed query string: at most maxParams pairs, percent-decoded.
+type query struct {
+	p   [maxParams]param
+	n   int
+	buf []byte // decoded bytes; strings alias it
+}
+
+// parse splits raw ("a=1&b=2") into q. Repeated keys are an error naming the key.
+func (q *query) parse(raw string) *rental.Error {
+	q.n = 0
+	q.buf = q.buf[:0]
+	for len(raw) > 0 {
+		var pair string
+		if i := strings.IndexByte(raw, '&'); i >= 0 {
+			pair, raw = raw[:i], raw[i+1:]
+		} else {
+			pair, raw = raw, ""
+		}
+		if pair == "" {
+			continue
+		}
+		key, val := pair, ""
+		if i := strings.IndexByte(pair, '='); i >= 0 {
+			key, val = pair[:i], pair[i+1:]
+		}
+		var ok bool
+		if key, ok = q.unescape(key); !ok {
+			return rental.Invalid("query", "the query string has a malformed percent-escape in a parameter name")
+		}
+		if val, ok = q.unescape(val); !ok {
+			if key == "" {
+				return rental.Invalid("query", "the query string has a malformed percent-escape in a parameter without a name")
+			}
+			return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
+		}
+		if key == "" {
+			return rental.Invalid("query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
+		}
+		for i := 0; i < q.n; i++ {
+			if q.p[i].key == key {
+				return rental.Invalid(key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
+			}
+		}
+		if q.n == maxParams {
+			return rental.Invalid("query", "too many query parameters (the limit is 16)")
+		}
+		q.p[q.n] = param{key: key, val: val}
+		q.n++
+	}
+	return nil
+}
+
+// unescape decodes %XX and '+'; strings without either are returned as they are.
+func (q *query) unescape(s string) (string, bool) {
+	need := false
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '+' {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return s, true
+	}
+	start := len(q.buf)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '+':
+			c = ' '
+		case '%':
+			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+				return "", false
+			}
+			c = byte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+		}
+		q.buf = append(q.buf, c)
+	}
+	return wire.BytesString(q.buf[start:]), true
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// get returns the value of key and whether it was given, and marks it used.
+func (q *query) get(key string) (string, bool) {
+	for i := 0; i < q.n; i++ {
+		if q.p[i].key == key {
+			q.p[i].used = true
+			return q.p[i].val, true
+		}
+	}
+	return "", false
+}
+
+// unknown returns an error for the first parameter no getter asked for.
+func (q *query) unknown(accepted string) *rental.Error {
+	for i := 0; i < q.n; i++ {
+		if !q.p[i].used {
+			k := q.p[i].key
+			if accepted == "" {
+				return rental.Invalid(k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation takes no query parameters")
+			}
+			return rental.Invalid(k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation accepts "+accepted)
+		}
+	}
+	return nil
+}
+
+// requiredID reads a required positive integer parameter; hint says where ids come from.
+func (q *query) requiredID(key, hint string) (int64, *rental.Error) {
+	v, ok := q.get(key)
+	if !ok {
+		return 0, rental.Invalid(key, "missing required query parameter "+key+" ("+hint+")")
+	}
+	return parseID(key, "query parameter ", v)
+}
+
+// optionalID reads an optional positive integer parameter; absent or empty gives 0.
+func (q *query) optionalID(key string) (int64, *rental.Error) {
+	v, ok := q.get(key)
+	if !ok || v == "" {
+		return 0, nil
+	}
+	return parseID(key, "query parameter ", v)
+}
+
+// parseID parses a positive integer id in 1..maxID; kind+param names the input in
+// messages ("query parameter " + "vehicle_id"). The two are joined only on an error: a
+// concatenation on every call would be a heap allocation per parameter.
+func parseID(param, kind, v string) (int64, *rental.Error) {
+	n, i := wire.ScanDigits(v, maxID)
+	if i == len(v) && n > 0 {
+		return n, nil
+	}
+	what := kind + param
+	switch {
+	case v == "":
+		return 0, rental.Invalid(param, what+" is empty; it must be a positive integer")
+	case i < len(v) && (v[i] < '0' || v[i] > '9'):
+		return 0, rental.Invalid(param, what+" must be a positive integer, got "+wire.QuoteClean(v))
+	case i < len(v):
+		return 0, rental.Invalid(param, what+" is out of range: ids are 1 to 2147483647, got "+wire.QuoteClean(v))
+	}
+	return 0, rental.Invalid(param, what+" must be a positive integer (1 or more), got "+wire.QuoteClean(v))
+}
+
+// requiredDate reads a required YYYY-MM-DD parameter.
+func (q *query) requiredDate(key string) (rental.Date, *rental.Error) {
+	v, ok := q.get(key)
+	if !ok {
+		return 0, rental.Invalid(key, "missing required query parameter "+key+" (a date, YYYY-MM-DD)")
+	}
+	return parseDateParam(key, v)
+}
+
+// parseDateParam tells a wrong format from an impossible date.
+func parseDateParam(key, v string) (rental.Date, *rental.Error) {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' || !allDigits(v[0:4]) || !allDigits(v[5:7]) || !allDigits(v[8:10]) {
+		return 0, rental.Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+wire.QuoteClean(v))
+	}
+	d, ok := rental.ParseDate(v)
+	if !ok {
+		return 0, rental.Invalid(key, "query parameter "+key+" is not a real calendar date, got "+wire.QuoteClean(v))
+	}
+	return d, nil
+}
+
+func allDigits(s string) bool {
+	_, i := wire.ScanDigits(s, 1<<62)
+	return i == len(s)
+}
+
+// parsePicks reads accessory_ids ("3,5,3": a repeated id is one more of it) into dst.
+// An empty value means no accessories.
+func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
+	dst = dst[:0]
+	if v == "" {
+		return dst, nil
+	}
+	count := 0
+	for {
+		var item string
+		if i := strings.IndexByte(v, ','); i >= 0 {
+			item, v = v[:i], v[i+1:]
+			if v == "" {
+				return dst, rental.Invalid("accessory_ids", "accessory_ids ends with a comma; give comma-separated accessory ids such as 3,5,5")
+			}
+		} else {
+			item, v = v, ""
+		}
+		count++
+		if count > maxAccessories {
+			return dst, rental.Invalid("accessory_ids", "accessory_ids lists more than 20 ids (the limit, repeated ids included)")
+		}
+		id, err := parseID("accessory_ids", "each id in ", item)
+		if err != nil {
+			if item == "" {
+				err.Message = "accessory_ids has an empty entry; give comma-separated accessory ids such as 3,5,5"
+			}
+			return dst, err
+		}
+		merged := false
+		for i := range dst {
+			if dst[i].ID == id {
+				dst[i].Quantity++
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			dst = append(dst, rental.Pick{ID: id, Quantity: 1})
+		}
+		if v == "" {
+			break
+		}
+	}
+	return dst, nil
+}

@@ -1,0 +1,154 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/ratelimit"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+const (
+	ctJSON    = "application/json; charset=utf-8"
+	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag"
+	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown. A quote is not a booking: complete it at checkoutUrl before expiresAt."
+)
+
+// common sets the headers every JSON response carries.
+func common(w *wire.Response, cacheControl string) {
+	w.SetHeader("content-type", ctJSON)
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("access-control-allow-origin", "*")
+	w.SetHeader("access-control-expose-headers", exposed)
+	w.SetHeader("cache-control", cacheControl)
+}
+
+// ErrorStatus returns the HTTP status for an error kind.
+func ErrorStatus(k rental.Kind) int {
+	switch k {
+	case rental.KindInvalid:
+		return 400
+	case rental.KindNotFound:
+		return 404
+	case rental.KindMethod:
+		return 405
+	case rental.KindUnavailable:
+		return 503
+	}
+	return 500
+}
+
+// errInternal is what a client is told of an internal error (a bug); the error itself
+// is logged.
+var errInternal = &rental.Error{Kind: rental.KindInternal, Message: "internal error; it has been logged"}
+
+// fail writes e as the Error body with the status of its kind. An internal error is
+// logged, and the body says only that there was one.
+func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
+	if e.Kind == rental.KindInternal && e != errInternal {
+		if s.logf != nil {
+			s.logf(string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
+		}
+		e = errInternal
+	}
+	w.Status = ErrorStatus(e.Kind)
+	common(w, "no-store")
+	if req.Method == "HEAD" {
+		return
+	}
+	w.Body = append(w.Body, `{"error":`...)
+	w.Body = wire.AppendJSONString(w.Body, e.Message)
+	w.Body = append(w.Body, '}')
+}
+
+// tooMany writes the 429: text/plain, as the spec says.
+func (s *Server) tooMany(w *wire.Response, v ratelimit.Verdict) {
+	w.Status = 429
+	w.SetHeader("content-type", "text/plain; charset=utf-8")
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("access-control-allow-origin", "*")
+	w.SetHeader("access-control-expose-headers", exposed)
+	w.SetHeader("cache-control", "no-store")
+	w.SetHeaderInt("retry-after", v.Reset)
+	w.Body = append(w.Body, "Too many requests: the limit is "...)
+	w.Body = wire.AppendInt(w.Body, v.Limit)
+	w.Body = append(w.Body, " requests per "...)
+	w.Body = wire.AppendInt(w.Body, s.cfg.RateWindowSeconds)
+	w.Body = append(w.Body, " seconds per client. Retry in "...)
+	w.Body = wire.AppendInt(w.Body, v.Reset)
+	w.Body = append(w.Body, " seconds.\n"...)
+}
+
+// preflight answers a CORS preflight: any origin may GET.
+func (s *Server) preflight(req *wire.Request, w *wire.Response) {
+	w.Status = 204
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("access-control-allow-origin", "*")
+	w.SetHeader("access-control-allow-methods", "GET, HEAD, OPTIONS")
+	w.SetHeader("access-control-allow-headers", "If-None-Match, Content-Type, Accept")
+	w.SetHeader("access-control-max-age", "86400")
+	w.SetHeader("allow", "GET, HEAD, OPTIONS")
+	w.SetHeader("cache-control", "public, max-age=86400")
+}
+
+// cached is a response body computed once, with its strong ETag.
+type cached struct {
+	body []byte
+	etag string
+}
+
+func (c *cached) set(body []byte) {
+	c.body = body
+	c.etag = string(appendETag(nil, body))
+}
+
+// appendETag appends a strong ETag of body: its FNV-64a hash in hex, quoted.
+func appendETag(b, body []byte) []byte {
+	b = append(b, '"')
+	b = wire.AppendHex64(b, wire.FNV64a(wire.FNVOffset, wire.BytesString(body)))
+	return append(b, '"')
+}
+
+// notModified reports whether If-None-Match matches etag (weak comparison, RFC 9110).
+func notModified(req *wire.Request, etag string) bool {
+	inm := req.Header("if-none-match")
+	for len(inm) > 0 {
+		for len(inm) > 0 && (inm[0] == ' ' || inm[0] == ',' || inm[0] == '\t') {
+			inm = inm[1:]
+		}
+		if len(inm) == 0 {
+			break
+		}
+		if inm[0] == '*' {
+			return true
+		}
+		if len(inm) > 2 && inm[0] == 'W' && inm[1] == '/' {
+			inm = inm[2:]
+		}
+		end := strings.IndexByte(inm, ',')
+		if end < 0 {
+			end = len(inm)
+		}
+		tag := inm[:end]
+		for len(tag) > 0 && (tag[len(tag)-1] == ' ' || tag[len(tag)-1] == '\t') {
+			tag = tag[:len(tag)-1]
+		}
+		if tag == etag {
+			return true
+		}
+		inm = inm[end:]
+	}
+	return false
+}
+
+// static writes a cacheable body with its ETag, or a 304 when the client has it.
+func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
+	common(w, s.cacheControl[cacheStatic])
+	w.SetHeader("etag", etag)
+	if notModified(req, etag) {
+		w.Status = 304
+		return
+	}
+	w.Status = 200
+	w.Body = append(w.Body, body...)
+}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/ratelimit"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// routeNone and routeMCP are the ":route" names (request log) of a path outside the
+// API and of the MCP endpoint; an operation's is its Path.
+const (
+	routeNone = "-"
+	routeMCP  = "/mcp"
+)
+
+// Handle answers req into w (which it resets first). It never panics on any input.
+func (s *Server) Handle(req *wire.Request, w *wire.Response) {
+	w.Reset()
+	target := req.Target
+	path, rawQuery := target, ""
+	if i := strings.IndexByte(target, '?'); i >= 0 {
+		path, rawQuery = target[:i], target[i+1:]
+	}
+	base := s.cfg.BasePath
+	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
+		w.SetHeader(":route", routeNone)
+		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
+		s.fail(w, req, s.errOutside)
+		return
+	}
+	rest := path[len(base):]
+	op, pathParam := -1, ""
+	route := routeMCP
+	if rest != routeMCP {
+		op, pathParam = match(rest)
+		route = routeNone
+		if op >= 0 {
+			route = ops[op].Path
+		}
+	}
+	w.SetHeader(":route", route)
+	counted := req.Method == "GET" || req.Method == "HEAD"
+	if route == routeMCP {
+		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
+	}
+	if !counted {
+		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now())) // not counted, but shown
+	}
+	if route == routeMCP && !counted {
+		if !s.mcp.Preflight(req, w) {
+			w.SetHeader("allow", "POST")
+			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+		}
+		return
+	}
+	if req.Method == "OPTIONS" {
+		s.preflight(req, w)
+		return
+	}
+	head := req.Method == "HEAD"
+	if !counted {
+		w.SetHeader("allow", "GET, HEAD, OPTIONS")
+		s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+		return
+	}
+	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
+	// limit, whatever it asks for.
+	nowMs := s.now()
+	v := s.limit.Take(clientKey(req), nowMs)
+	if s.limit.Due(nowMs) {
+		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
+	}
+	s.rateHeaders(w, v)
+	if !v.Allowed {
+		s.tooMany(w, v)
+		return
+	}
+	if len(target) > maxTargetLen {
+		s.fail(w, req, rental.Invalid("url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
+		return
+	}
+	if s.cfg.Maintenance || s.catErr != nil {
+		w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
+		msg := "the service is temporarily unavailable; retry after the number of seconds in the Retry-After header"
+		if s.cfg.Maintenance {
+			msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
+		}
+		s.fail(w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
+		return
+	}
+	if route == routeMCP {
+		s.mcp.Serve(req, w, nowMs, rawQuery)
+		return
+	}
+	if e := s.q.parse(rawQuery); e != nil {
+		s.fail(w, req, e)
+		return
+	}
+	e := s.errNoRoute
+	if op >= 0 {
+		e = s.run(op, req, w, pathParam, nowMs)
+	}
+	if e != nil {
+		s.fail(w, req, e)
+		return
+	}
+	if head {
+		w.Body = w.Body[:0]
+	}
+}
+
+// rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
+func (s *Server) rateHeaders(w *wire.Response, v ratelimit.Verdict) {
+	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
+	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
+	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
+	s.rateHeader = append(s.rateHeader[:0], `"default";q=`...)
+	s.rateHeader = wire.AppendInt(s.rateHeader, v.Limit)
+	s.rateHeader = append(s.rateHeader, ";w="...)
+	s.rateHeader = wire.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
+	w.SetHeaderBytes("ratelimit-policy", s.rateHeader)
+	s.rateHeader = append(s.rateHeader[:0], `"default";r=`...)
+	s.rateHeader = wire.AppendInt(s.rateHeader, v.Remaining)
+	s.rateHeader = append(s.rateHeader, ";t="...)
+	s.rateHeader = wire.AppendInt(s.rateHeader, v.Reset)
+	w.SetHeaderBytes("ratelimit", s.rateHeader)
+}
+
+// clientKey is who the rate limit counts: the address Cloudflare's edge sets.
+// An address is at most 45 bytes (IPv6 with an IPv4 tail); anything longer is not one
+// Cloudflare set, and is cut so a client cannot grow the limiter's memory with it.
+func clientKey(req *wire.Request) string {
+	if ip := req.Header("cf-connecting-ip"); ip != "" {
+		if len(ip) > maxClientKey {
+			ip = ip[:maxClientKey]
+		}
+		return ip
+	}
+	return "127.0.0.1"
+}
+
+const maxClientKey = 64
+
+// quoteID returns 128 random bits as 32 hex digits.
+func (s *Server) quoteID(b []byte) []byte {
+	s.random(s.quoteIDRaw[:])
+	for _, c := range s.quoteIDRaw {
+		b = append(b, wire.HexDigits[c>>4], wire.HexDigits[c&0xf])
+	}
+	return b
+}

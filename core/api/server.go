@@ -1,0 +1,107 @@
+// Package api is the HTTP API of the campervan rental service over core's own
+// request and response types (package wire): the Server, its configuration, query
+// parsing, responses and caching, the OpenAPI document and the routes. It imports no
+// platform package; the shells in worker/ adapt it to the Worker and to net/http.
+package api
+
+import (
+	"github.com/campervan/agent-api/core/mcp"
+	"github.com/campervan/agent-api/core/ratelimit"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// Server answers the API's requests. Build it once per instance with NewServer; it
+// keeps scratch buffers between requests and is not safe for concurrent use.
+type Server struct {
+	// Dependencies, given to NewServer.
+	cfg    Config
+	cat    *rental.Catalog
+	catErr error        // why cat could not be loaded (every API request is then a 503)
+	now    func() int64 // unix milliseconds
+	random func([]byte) // cryptographically random bytes (quote ids)
+	logf   func(string) // writes one log line (JSON); internal errors go here, never into a body
+	limit  *ratelimit.Limiter
+	mcp    *mcp.Endpoint
+
+	// Bodies and strings prepared once per Server. Strings that go into messages are
+	// built here because a concatenation on each request is a heap allocation under TinyGo.
+	depots       cached                // GET /depots: the same bytes for every request
+	openapi      cached                // GET /openapi.json (built on first use: docs)
+	indexDoc     cached                // GET /
+	vehicleParts []vehicleJSONParts    // per catalog vehicle, by index (api.go)
+	quoteNote    []byte                // the quote's note, escaped
+	cacheControl [nCacheClasses]string // Cache-Control of each cache class
+	hints        [][]string            // per operation and parameter: where its ids come from
+	refs         rental.Refs           // how the domain's messages name the operations
+	errOutside   *rental.Error         // 404 of a path outside the base path
+	errNoRoute   *rental.Error         // 404 of an unknown path under it
+
+	// Per-request scratch: each buffer belongs to one step of a request.
+	op          *Op      // the operation being answered
+	opHints     []string // its hints
+	q           query
+	offers      []rental.Offer
+	picks       []rental.Pick
+	quote       rental.Quote
+	bookingLink []byte   // this search's booking link up to the vehicle id
+	extrasBody  []byte   // the accessories or insurance list before it is sent
+	extrasETag  []byte   // its ETag
+	rateHeader  []byte   // the value of a RateLimit or RateLimit-Policy header
+	quoteIDRaw  [16]byte // a field, not a local: a local passed to a func value escapes under TinyGo
+	mcpReq      wire.Request
+}
+
+// NewServer returns a server over cat. catErr, when not nil, is why the catalog could
+// not be loaded: every API request then gets 503. now returns unix milliseconds;
+// random fills a slice with cryptographically random bytes (quote ids); logf writes a
+// log line (nil: none).
+func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, random func([]byte), logf func(string)) *Server {
+	if cat == nil && catErr == nil {
+		catErr = errNoCatalog
+	}
+	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random, logf: logf,
+		limit:      ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
+		hints:      buildHints(cfg.BasePath),
+		refs:       rental.DefaultRefs,
+		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
+		errNoRoute: rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
+	s.cacheControl = [nCacheClasses]string{
+		cacheStatic: "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheSearch: "public, max-age=" + string(wire.AppendInt(nil, cfg.SearchMaxAge)),
+		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheNone:   "no-store"}
+	if catErr == nil {
+		s.depots.set(appendDepots(nil, cat.Depots()))
+		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
+	}
+	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
+	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
+	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
+		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
+	return s
+}
+
+// docs builds the OpenAPI document on the first request that needs it (the document
+// itself, or the MCP tools derived from it), not in NewServer: every isolate pays
+// NewServer before its first answer, and most never serve either (measured natively:
+// NewServer took 397 us with them, 19 us without).
+func (s *Server) docs() {
+	if s.openapi.body == nil {
+		s.openapi.set(renderOpenAPI(&s.cfg))
+	}
+}
+
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
+const errNoCatalog = constError("api: no catalog")
+
+// KVPending appends the rate limiter's KV operations due now to dst (see
+// ratelimit.Limiter.KVPending). A response carrying the ":kv" metadata header says
+// some are due.
+func (s *Server) KVPending(dst []byte) []byte { return s.limit.KVPending(dst, s.now()) }
+
+// KVDone hands the outcomes of the operations KVPending listed back to the limiter.
+func (s *Server) KVDone(buf []byte) { s.limit.KVDone(buf, s.now()) }

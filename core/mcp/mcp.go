@@ -1,0 +1,708 @@
+// Package mcp is the MCP endpoint: POST {base}/mcp, JSON-RPC 2.0 over MCP's streamable
+// HTTP transport, answered with single JSON responses (no SSE stream is ever opened).
+// Its tools are operations of the HTTP API, run through the narrow Operations interface
+// by the API's own handlers over a query string built from the tool's arguments, so
+// validation and error messages are shared. Their input and output schemas are derived
+// once per Endpoint from the OpenAPI document, so they cannot drift apart.
+//
+// Two protocol eras are served on the same endpoint, chosen per request:
+//
+//   - 2026-07-28 ("modern", stateless) when params._meta carries
+//     "io.modelcontextprotocol/protocolVersion" or the MCP-Protocol-Version header is
+//     2026-07-28: no initialize; the header must equal the _meta version, Mcp-Method
+//     must equal the method and, for tools/call, Mcp-Name the tool (-32020 otherwise);
+//     _meta must carry clientCapabilities (-32602); server/discover, tools/list and
+//     tools/call are answered; results carry resultType "complete" and serverInfo in
+//     _meta, list and discover results ttlMs and cacheScope.
+//   - otherwise 2025-11-25 and earlier ("legacy"): initialize (negotiating 2025-11-25,
+//     2025-06-18 or 2025-03-26), notifications/initialized (202), ping, tools/list,
+//     tools/call. No session id is minted: every request stands alone, so tools/list
+//     and tools/call also work without a prior initialize.
+package mcp
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/campervan/agent-api/core/wire"
+	"github.com/tidwall/gjson"
+)
+
+const (
+	maxMCPBody    = 64 << 10 // bytes of a POST body; the glue reads at most one more
+	maxJSONDepth  = 64       // nesting of the JSON body (gjson validates recursively)
+	mcpModern     = "2026-07-28"
+	mcpLegacy     = "2025-11-25"
+	mcpSupported  = `["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`
+	mcpServerInfo = `{"name":"campervan-agent-api","title":"Campervan rental agent API","version":"1.0.0"}`
+	mcpResultMeta = `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":` + mcpServerInfo + `}`
+	metaVersion   = "io.modelcontextprotocol/protocolVersion"
+	metaCaps      = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// JSON-RPC 2.0 and MCP error codes.
+const (
+	rpcParseError         = -32700
+	rpcInvalidRequest     = -32600
+	rpcMethodNotFound     = -32601
+	rpcInvalidParams      = -32602
+	rpcHeaderMismatch     = -32020
+	rpcUnsupportedVersion = -32022
+)
+
+const mcpInstructions = "New Zealand campervan hire: discovery and exact price quotes (read-only; nothing is booked). Call order: list_depots, then search_vehicles (depot ids and dates), then optionally list_accessories and list_insurance_plans (with a vehicleId from search_vehicles), then get_quote. Dates are YYYY-MM-DD (New Zealand); both the pick-up and the drop-off day are charged. All amounts are NZD. To book, give the customer the quote's checkoutUrl (or a vehicle's bookingUrl). A tool error (isError) names the argument at fault and what would be accepted: fix that argument and call again."
+
+// Tool is one tool: an operation of the API under another name.
+type Tool struct {
+	Name, Title string
+	Path        string // the operation's path in the OpenAPI document
+	PathParam   string // the path parameter the arguments carry ("" for none)
+	PathHint    string // where the path parameter comes from, for "missing" messages
+	Wrap        string // the property that holds an array result ("" for an object)
+	Lead        string // what an agent needs first: when to call it, where ids come from
+}
+
+// Operations is what the endpoint needs of the API.
+type Operations interface {
+	// OpenAPI returns the served OpenAPI document.
+	OpenAPI() []byte
+	// Run runs the operation of tool i over query (a query string) and the path
+	// parameter, writing its answer into out; it returns the error message when the
+	// operation refused the arguments.
+	Run(i int, pathParam string, query []byte, out *wire.Response, nowMs int64) (msg string, ok bool)
+}
+
+// Config is what the endpoint takes of the API's configuration.
+type Config struct {
+	BasePath       string   // the API's path prefix, for tool descriptions
+	StaticMaxAge   int64    // seconds a tools/list or server/discover answer may be cached
+	AllowedOrigins []string // browser origins allowed to POST (MCP_ALLOWED_ORIGINS)
+	ExposeHeaders  string   // access-control-expose-headers of an allowed origin's answer
+}
+
+// Endpoint answers the MCP endpoint. It is not safe for concurrent use.
+type Endpoint struct {
+	cfg   Config
+	tools []Tool
+	ops   Operations
+
+	// Built from the OpenAPI document on the first request (most isolates serve none).
+	built       bool
+	toolsLegacy []byte // tools/list result, 2025-11-25
+	toolsModern []byte // tools/list result, 2026-07-28 (cache hints, resultType)
+	discover    []byte // server/discover result
+	toolNames   string // "a, b and c", for the unknown-tool message
+
+	// Per-request scratch.
+	out        wire.Response // the operation's answer
+	qs         []byte        // the arguments as a query string
+	structured []byte        // structuredContent
+	res        []byte        // the JSON-RPC result
+}
+
+// New returns the endpoint serving tools over ops.
+func New(cfg Config, tools []Tool, ops Operations) *Endpoint {
+	return &Endpoint{cfg: cfg, tools: tools, ops: ops}
+}
+
+// build derives the tools from the served OpenAPI document, once.
+func (m *Endpoint) build() {
+	if m.built {
+		return
+	}
+	m.built = true
+	cfg := &m.cfg
+	d := gjson.ParseBytes(m.ops.OpenAPI())
+	schemas := field(field(d, "components"), "schemas")
+	paths := field(d, "paths")
+	tools := []byte(`{"tools":[`)
+	for i := range m.tools {
+		t := &m.tools[i]
+		op := field(field(paths, t.Path), "get")
+		switch {
+		case i == 0:
+		case i == len(m.tools)-1:
+			m.toolNames += " and "
+		default:
+			m.toolNames += ", "
+		}
+		m.toolNames += t.Name
+		if i > 0 {
+			tools = append(tools, ',')
+		}
+		tools = wire.AppendMember(tools, `{"name":`, t.Name)
+		tools = wire.AppendMember(tools, `,"title":`, t.Title)
+		tools = wire.AppendMember(tools, `,"description":`, t.Lead+" The same operation as the HTTP API's GET "+cfg.BasePath+t.Path+": "+field(op, "description").String())
+		tools = append(tools, `,"inputSchema":`...)
+		tools = appendInputSchema(tools, op, schemas)
+		tools = append(tools, `,"outputSchema":`...)
+		tools = appendOutputSchema(tools, op, schemas, t.Wrap)
+		tools = wire.AppendMember(tools, `,"annotations":{"title":`, t.Title)
+		tools = append(tools, `,"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`...)
+	}
+	tools = append(tools, ']')
+	m.toolsLegacy = append(append([]byte(nil), tools...), '}')
+	ttl := wire.AppendInt(nil, cfg.StaticMaxAge*1000)
+	m.toolsModern = append(append(append(append(tools, `,"ttlMs":`...), ttl...), `,"cacheScope":"public",`+mcpResultMeta...), '}')
+	b := []byte(`{"supportedVersions":` + mcpSupported + `,"capabilities":{"tools":{"listChanged":false}},"instructions":`)
+	b = wire.AppendJSONString(b, mcpInstructions)
+	b = append(append(b, `,"ttlMs":`...), ttl...)
+	m.discover = append(b, `,"cacheScope":"public",`+mcpResultMeta+`}`...)
+}
+
+// appendInputSchema writes the tool's input schema: an object whose properties are
+// the operation's parameters, each its parameter's schema plus its description.
+func appendInputSchema(b []byte, op, schemas gjson.Result) []byte {
+	b = append(b, `{"type":"object","properties":{`...)
+	var required []string
+	n := 0
+	field(op, "parameters").ForEach(func(_, p gjson.Result) bool {
+		name := field(p, "name").String()
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = wire.AppendJSONString(b, name)
+		b = append(b, ':')
+		s := appendSchema(nil, field(p, "schema"), schemas, 0)
+		if desc := field(p, "description"); desc.Exists() {
+			s = s[:len(s)-1]
+			if len(s) > 1 {
+				s = append(s, ',')
+			}
+			s = append(append(append(s, `"description":`...), desc.Raw...), '}')
+		}
+		b = append(b, s...)
+		if field(p, "required").Bool() {
+			required = append(required, name)
+		}
+		return true
+	})
+	b = append(b, '}')
+	if len(required) > 0 {
+		b = append(b, `,"required":[`...)
+		for i, r := range required {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendJSONString(b, r)
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"additionalProperties":false}`...)
+}
+
+// appendOutputSchema writes the schema of the operation's 200 body, self-contained;
+// an array is wrapped as the property wrap of an object (MCP's structuredContent and
+// outputSchema are objects).
+func appendOutputSchema(b []byte, op, schemas gjson.Result, wrap string) []byte {
+	s := field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
+	if wrap == "" {
+		return appendSchema(b, s, schemas, 0)
+	}
+	b = wire.AppendMember(b, `{"type":"object","properties":{`, wrap)
+	b = append(b, ':')
+	b = appendSchema(b, s, schemas, 0)
+	b = wire.AppendMember(b, `},"required":[`, wrap)
+	return append(b, "]}"...)
+}
+
+// appendSchema copies schema v, replacing each {"$ref": "#/components/schemas/X"}
+// by X itself (recursively), so the result needs no document around it.
+func appendSchema(b []byte, v, schemas gjson.Result, depth int) []byte {
+	if depth > 32 {
+		return append(b, "{}"...)
+	}
+	switch {
+	case v.IsObject() || v.IsArray():
+		obj := v.IsObject()
+		const pre = "#/components/schemas/"
+		if ref := field(v, "$ref").String(); obj && len(ref) > len(pre) && ref[:len(pre)] == pre {
+			return appendSchema(b, field(schemas, ref[len(pre):]), schemas, depth+1)
+		}
+		lb, rb := byte('['), byte(']')
+		if obj {
+			lb, rb = '{', '}'
+		}
+		b = append(b, lb)
+		n := 0
+		v.ForEach(func(k, x gjson.Result) bool {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			if obj {
+				b = append(append(b, k.Raw...), ':')
+			}
+			b = appendSchema(b, x, schemas, depth+1)
+			return true
+		})
+		return append(b, rb)
+	case !v.Exists():
+		return append(b, "{}"...)
+	}
+	return append(b, v.Raw...)
+}
+
+// field returns member key of object obj (the first, if repeated); keys may hold
+// dots and slashes, which gjson paths would read as syntax.
+func field(obj gjson.Result, key string) gjson.Result {
+	var out gjson.Result
+	if !obj.IsObject() {
+		return out
+	}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if k.String() == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// Serve answers a POST to the MCP endpoint (already counted by the rate limit).
+func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQuery string) {
+	s.build()
+	origin := req.Header("origin")
+	if origin != "" && !s.originAllowed(origin) {
+		s.rpcError(w, req, 403, "", rpcInvalidRequest, "Origin "+wire.QuoteClean(origin)+" may not use this MCP endpoint (DNS-rebinding protection): requests without an Origin header are accepted, and browser origins must be listed in the Worker var MCP_ALLOWED_ORIGINS", "")
+		return
+	}
+	if rawQuery != "" {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "the MCP endpoint takes no query parameters: send one JSON-RPC message as the POST body", "")
+		return
+	}
+	if !isMediaType(req.Header("content-type"), "application/json") {
+		s.rpcError(w, req, 415, "", rpcInvalidRequest, "Content-Type must be application/json (one JSON-RPC message), got "+wire.QuoteClean(req.Header("content-type")), "")
+		return
+	}
+	if len(req.Body) > maxMCPBody {
+		s.rpcError(w, req, 413, "", rpcInvalidRequest, "the request body is longer than 65536 bytes (the limit of this MCP endpoint)", "")
+		return
+	}
+	if a := req.Header("accept"); a != "" && !acceptsJSON(a) {
+		s.rpcError(w, req, 406, "", rpcInvalidRequest, "Accept must include application/json: this MCP endpoint answers with single JSON responses, never an SSE stream; got "+wire.QuoteClean(a), "")
+		return
+	}
+	if !shallowJSON(req.Body) || !gjson.ValidBytes(req.Body) {
+		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON (or is nested deeper than 64 levels)", "")
+		return
+	}
+	root := gjson.ParseBytes(req.Body)
+	if root.IsArray() {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per POST", "")
+		return
+	}
+	if !root.IsObject() {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: the body must be a JSON-RPC request object", "")
+		return
+	}
+	idv := field(root, "id")
+	id := ""
+	if idv.Exists() {
+		if !isRequestID(idv) {
+			s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: id must be a string or an integer", "")
+			return
+		}
+		id = idv.Raw
+	}
+	if v := field(root, "jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+		s.rpcError(w, req, 400, id, rpcInvalidRequest, `Invalid Request: member "jsonrpc" must be "2.0"`, "")
+		return
+	}
+	mv := field(root, "method")
+	if mv.Type != gjson.String || mv.Str == "" {
+		msg := "Invalid Request: member \"method\" is missing; it names the operation, e.g. \"tools/list\""
+		if mv.Exists() {
+			msg = "Invalid Request: member \"method\" must be a non-empty string"
+		} else if field(root, "result").Exists() || field(root, "error").Exists() {
+			msg = "Invalid Request: this server sends no requests, so it takes no JSON-RPC responses"
+		}
+		s.rpcError(w, req, 400, id, rpcInvalidRequest, msg, "")
+		return
+	}
+	method := mv.Str
+	if id == "" {
+		if len(method) > 14 && method[:14] == "notifications/" {
+			w.Status = 202 // accepted; a notification gets no response
+			s.headers(w, origin, false)
+			return
+		}
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: "+wire.QuoteClean(method)+" has no id; only notifications (methods notifications/...) go without one", "")
+		return
+	}
+	params := field(root, "params")
+	if params.Exists() && !params.IsObject() {
+		s.rpcError(w, req, 400, id, rpcInvalidParams, "Invalid params: member \"params\" must be an object", "")
+		return
+	}
+	meta := field(params, "_meta")
+	metaV := field(meta, metaVersion)
+	hv := req.Header("mcp-protocol-version")
+	if metaV.Exists() || hv == mcpModern {
+		s.serveModern(w, req, id, method, params, meta, metaV, hv, nowMs)
+		return
+	}
+	if hv != "" && hv != mcpLegacy && hv != "2025-06-18" && hv != "2025-03-26" {
+		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+wire.QuoteClean(hv)+" in the MCP-Protocol-Version header", hv)
+		return
+	}
+	switch method {
+	case "initialize":
+		v := mcpLegacy
+		switch rv := field(params, "protocolVersion").String(); rv {
+		case "2025-06-18", "2025-03-26":
+			v = rv
+		}
+		b := append(s.res[:0], `{"protocolVersion":"`...)
+		b = append(b, v...)
+		b = append(b, `","capabilities":{"tools":{"listChanged":false}},"serverInfo":`+mcpServerInfo+`,"instructions":`...)
+		b = wire.AppendJSONString(b, mcpInstructions)
+		s.res = append(b, '}')
+		s.rpcResult(w, req, id, s.res)
+	case "ping":
+		s.rpcResult(w, req, id, []byte("{}"))
+	case "tools/list":
+		s.rpcResult(w, req, id, s.toolsLegacy)
+	case "tools/call":
+		s.callTool(w, req, id, params, false, nowMs)
+	default:
+		s.rpcError(w, req, 200, id, rpcMethodNotFound, "Method not found: "+wire.QuoteClean(method)+"; this server answers initialize, ping, tools/list and tools/call (protocol 2025-11-25), and server/discover, tools/list and tools/call (protocol 2026-07-28)", "")
+	}
+}
+
+// serveModern answers a request of the stateless 2026-07-28 revision.
+func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method string, params, meta, metaV gjson.Result, hv string, nowMs int64) {
+	if metaV.Type != gjson.String {
+		s.rpcError(w, req, 400, id, rpcInvalidParams, `Invalid params: params._meta["`+metaVersion+`"] is required (a string, "2026-07-28") with protocol 2026-07-28`, "")
+		return
+	}
+	if metaV.Str != mcpModern {
+		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+wire.QuoteClean(metaV.Str)+`: per-request _meta versions are served for 2026-07-28; for 2025-11-25, 2025-06-18 or 2025-03-26 start with initialize`, metaV.Str)
+		return
+	}
+	if hv != metaV.Str {
+		msg := "Header mismatch: the MCP-Protocol-Version header is missing; it must equal params._meta[\"" + metaVersion + "\"] (2026-07-28)"
+		if hv != "" {
+			msg = "Header mismatch: MCP-Protocol-Version header " + wire.QuoteClean(hv) + " does not match params._meta[\"" + metaVersion + "\"] \"2026-07-28\""
+		}
+		s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
+		return
+	}
+	if mm := req.Header("mcp-method"); mm != method {
+		msg := "Header mismatch: the Mcp-Method header is missing; it must equal the body's method " + wire.QuoteClean(method)
+		if mm != "" {
+			msg = "Header mismatch: Mcp-Method header " + wire.QuoteClean(mm) + " does not match the body's method " + wire.QuoteClean(method)
+		}
+		s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
+		return
+	}
+	if !field(meta, metaCaps).IsObject() {
+		s.rpcError(w, req, 400, id, rpcInvalidParams, `Invalid params: params._meta["`+metaCaps+`"] is required (an object, {} for none) with protocol 2026-07-28`, "")
+		return
+	}
+	switch method {
+	case "server/discover":
+		s.rpcResult(w, req, id, s.discover)
+	case "tools/list":
+		s.rpcResult(w, req, id, s.toolsModern)
+	case "tools/call":
+		name := field(params, "name")
+		hn := decodeSentinel(req.Header("mcp-name"))
+		if name.Type == gjson.String && hn != name.Str {
+			msg := "Header mismatch: the Mcp-Name header is missing; it must equal params.name " + wire.QuoteClean(name.Str)
+			if req.Header("mcp-name") != "" {
+				msg = "Header mismatch: Mcp-Name header " + wire.QuoteClean(hn) + " does not match params.name " + wire.QuoteClean(name.Str)
+			}
+			s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
+			return
+		}
+		s.callTool(w, req, id, params, true, nowMs)
+	default:
+		s.rpcError(w, req, 404, id, rpcMethodNotFound, "Method not found: "+wire.QuoteClean(method)+"; with protocol 2026-07-28 this server answers server/discover, tools/list and tools/call", "")
+	}
+}
+
+// callTool runs tools/call: the arguments become a query string for the operation's
+// own function, whose result or error becomes the tool result.
+func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, params gjson.Result, modern bool, nowMs int64) {
+	name := field(params, "name")
+	if name.Type != gjson.String {
+		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.name must be the name of a tool (see tools/list)", "")
+		return
+	}
+	ti := -1
+	for i := range s.tools {
+		if s.tools[i].Name == name.Str {
+			ti = i
+		}
+	}
+	if ti < 0 {
+		s.rpcError(w, req, 200, id, rpcInvalidParams, "Unknown tool "+wire.QuoteClean(name.Str)+"; the tools are "+s.toolNames, "")
+		return
+	}
+	t := &s.tools[ti]
+	args := field(params, "arguments")
+	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.arguments must be an object of the tool's arguments", "")
+		return
+	}
+	qs := s.qs[:0]
+	pathParam, hasPathParam := "", false
+	bad := ""
+	args.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		var val string
+		switch v.Type {
+		case gjson.Null:
+			return true // an argument given as null is left out, as if absent
+		case gjson.String:
+			val = v.Str
+		case gjson.Number:
+			val = v.Raw // an integer stays as written; anything else is refused by name
+		default:
+			what := "a boolean"
+			if v.IsArray() {
+				what = "an array"
+			} else if v.IsObject() {
+				what = "an object"
+			}
+			bad = "argument " + wire.QuoteClean(key) + " must be a string or an integer, got " + what
+			if key == "accessory_ids" {
+				bad += `; give accessory ids as one comma-separated string, e.g. "1,1,2"`
+			}
+			return false
+		}
+		if t.PathParam != "" && key == t.PathParam {
+			pathParam, hasPathParam = val, true
+			return true
+		}
+		if len(qs) > 0 {
+			qs = append(qs, '&')
+		}
+		qs = appendQueryEscape(qs, key)
+		qs = append(qs, '=')
+		qs = appendQueryEscape(qs, val)
+		return true
+	})
+	s.qs = qs
+	if bad == "" && t.PathParam != "" && !hasPathParam {
+		bad = "missing required argument " + t.PathParam + " (" + t.PathHint + ")"
+	}
+	out := &s.out
+	out.Reset()
+	if bad == "" {
+		if msg, ok := s.ops.Run(ti, pathParam, qs, out, nowMs); !ok {
+			bad = msg
+		}
+	}
+	b := s.res[:0]
+	if bad != "" {
+		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
+		b = append(b, `}],"isError":true`...)
+	} else {
+		// structuredContent, then the same JSON as the text block.
+		sc := s.structured[:0]
+		if t.Wrap != "" {
+			sc = append(sc, `{"`...)
+			sc = append(sc, t.Wrap...)
+			sc = append(sc, `":`...)
+			sc = append(sc, out.Body...)
+			sc = append(sc, '}')
+		} else {
+			sc = append(sc, out.Body...)
+		}
+		s.structured = sc
+		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, wire.BytesString(sc))
+		b = append(b, `}],"structuredContent":`...)
+		b = append(b, sc...)
+		b = append(b, `,"isError":false`...)
+	}
+	if modern {
+		b = append(b, ","+mcpResultMeta...)
+	}
+	s.res = append(b, '}')
+	s.rpcResult(w, req, id, s.res)
+}
+
+// rpcResult writes a JSON-RPC result response; result is a JSON object. Modern
+// results already carry resultType and _meta.
+func (s *Endpoint) rpcResult(w *wire.Response, req *wire.Request, id string, result []byte) {
+	w.Status = 200
+	s.headers(w, req.Header("origin"), true)
+	w.Body = append(w.Body, `{"jsonrpc":"2.0","id":`...)
+	w.Body = append(w.Body, id...)
+	w.Body = append(w.Body, `,"result":`...)
+	w.Body = append(w.Body, result...)
+	w.Body = append(w.Body, '}')
+}
+
+// rpcError writes a JSON-RPC error response with HTTP status; id is the request's id
+// as raw JSON, or "" when it could not be read (the member is then left out, as MCP's
+// schema has it). requested, when not "", makes it an UnsupportedProtocolVersionError
+// with its data.
+func (s *Endpoint) rpcError(w *wire.Response, req *wire.Request, status int, id string, code int64, msg, requested string) {
+	w.Status = status
+	origin := req.Header("origin")
+	s.headers(w, origin, origin == "" || s.originAllowed(origin))
+	w.Body = append(w.Body, `{"jsonrpc":"2.0",`...)
+	if id != "" {
+		w.Body = append(w.Body, `"id":`...)
+		w.Body = append(w.Body, id...)
+		w.Body = append(w.Body, ',')
+	}
+	w.Body = append(w.Body, `"error":{"code":`...)
+	w.Body = wire.AppendInt(w.Body, code)
+	w.Body = append(w.Body, `,"message":`...)
+	w.Body = wire.AppendJSONString(w.Body, msg)
+	if code == rpcUnsupportedVersion {
+		w.Body = append(w.Body, `,"data":{"supported":`+mcpSupported+`,"requested":`...)
+		w.Body = wire.AppendJSONString(w.Body, wire.Clean(requested))
+		w.Body = append(w.Body, '}')
+	}
+	w.Body = append(w.Body, "}}"...)
+}
+
+// headers sets the headers of every MCP answer. A browser origin gets CORS headers
+// only once it is allowed.
+func (s *Endpoint) headers(w *wire.Response, origin string, allowed bool) {
+	if w.Status != 202 {
+		w.SetHeader("content-type", "application/json; charset=utf-8")
+	}
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("cache-control", "no-store")
+	if origin != "" && allowed {
+		w.SetHeader("access-control-allow-origin", origin)
+		w.SetHeader("access-control-expose-headers", s.cfg.ExposeHeaders)
+		w.SetHeader("vary", "Origin")
+	}
+}
+
+// Preflight answers a CORS preflight from an allowed origin and reports whether it
+// did; any other method but POST is the caller's to refuse (405).
+func (s *Endpoint) Preflight(req *wire.Request, w *wire.Response) bool {
+	origin := req.Header("origin")
+	if req.Method != "OPTIONS" || origin == "" || !s.originAllowed(origin) {
+		return false
+	}
+	w.Status = 204
+	w.SetHeader("access-control-allow-origin", origin)
+	w.SetHeader("access-control-allow-methods", "POST")
+	w.SetHeader("access-control-allow-headers", "Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name")
+	w.SetHeader("access-control-max-age", "86400")
+	w.SetHeader("allow", "POST")
+	w.SetHeader("vary", "Origin")
+	return true
+}
+
+func (s *Endpoint) originAllowed(origin string) bool {
+	for _, o := range s.cfg.AllowedOrigins {
+		if o == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// isMediaType reports whether header value v names media type t (parameters and
+// case aside).
+func isMediaType(v, t string) bool {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.EqualFold(strings.Trim(v, " \t"), t)
+}
+
+// acceptsJSON reports whether an Accept header admits application/json (leniently:
+// any entry application/json, application/* or */*).
+func acceptsJSON(a string) bool {
+	for len(a) > 0 {
+		end := strings.IndexByte(a, ',')
+		if end < 0 {
+			end = len(a)
+		}
+		e := a[:end]
+		if isMediaType(e, "application/json") || isMediaType(e, "application/*") || isMediaType(e, "*/*") {
+			return true
+		}
+		if end == len(a) {
+			break
+		}
+		a = a[end+1:]
+	}
+	return false
+}
+
+// isRequestID reports whether v is a JSON-RPC id MCP allows: a string or an integer.
+func isRequestID(v gjson.Result) bool {
+	switch v.Type {
+	case gjson.String:
+		return true
+	case gjson.Number:
+		r := v.Raw
+		if len(r) > 0 && r[0] == '-' {
+			r = r[1:]
+		}
+		_, ok := wire.Digits(r, 1<<62)
+		return ok && len(r) <= 16
+	}
+	return false
+}
+
+// shallowJSON reports whether b nests arrays and objects at most maxJSONDepth deep
+// (outside strings): gjson's validation recurses once per level.
+func shallowJSON(b []byte) bool {
+	depth := 0
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if in {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case '[', '{':
+			depth++
+			if depth > maxJSONDepth {
+				return false
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return true
+}
+
+// decodeSentinel decodes MCP's header value encoding "=?base64?...?=".
+func decodeSentinel(v string) string {
+	const pre, suf = "=?base64?", "?="
+	if len(v) < len(pre)+len(suf) || v[:len(pre)] != pre || v[len(v)-len(suf):] != suf {
+		return v
+	}
+	d, err := base64.StdEncoding.DecodeString(v[len(pre) : len(v)-len(suf)])
+	if err != nil {
+		return v
+	}
+	return string(d)
+}
+
+// appendQueryEscape appends s percent-encoded for a query string (all but
+// unreserved characters).
+func appendQueryEscape(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&0xf])
+	}
+	return b
+}

@@ -1,0 +1,298 @@
+package rental
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A search is checked in this order; the first failing rule is reported:
+// pick-up depot, drop-off depot, date order, pick-up in the past, the pick-up
+// depot's notice days, MaxAdvanceDays, the season calendar's range,
+// MaxHireDays, depot closures (pick-up then drop-off), and the one-way route.
+//
+// Hire days count both the pick-up and the drop-off day (drop_off - pick_up + 1),
+// the "calendar day" basis New Zealand campervan operators charge on.
+
+// searchCtx is a Search resolved against the Catalog.
+type searchCtx struct {
+	pd, dd int // depot indices
+	a, b   int // calendar day indices of pick-up and drop-off
+	days   int
+	season int // season index of the pick-up day
+	route  int64
+	counts [maxSeasons]int32 // hire days per season
+}
+
+// CheckSearch returns nil when the criteria that do not depend on a vehicle are
+// acceptable, else a KindInvalid error naming the offending parameter.
+func (c *Catalog) CheckSearch(s Search) *Error {
+	_, err := c.check(s)
+	return err
+}
+
+func depotRef(d *Depot) string {
+	return d.Name + " (depot " + strconv.FormatInt(d.ID, 10) + ")"
+}
+
+// choices lists n items as "1 (Auckland Airport), 2 (...)"; item returns the id and
+// name of the i-th. It builds every "use one of these ids" list of the messages.
+func choices(n int, item func(i int) (int64, string)) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		id, name := item(i)
+		fmt.Fprintf(&b, "%d (%s)", id, name)
+	}
+	return b.String()
+}
+
+// depotChoices lists the active depots.
+func (c *Catalog) depotChoices() string {
+	return choices(len(c.active), func(i int) (int64, string) { return c.active[i].ID, c.active[i].Name })
+}
+
+// closedOn returns the closure of depot index di on d, or nil.
+func (c *Catalog) closedOn(di int, d Date) *closure {
+	cs := c.depotX[di].closed
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cs[m].date < d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(cs) && cs[lo].date == d {
+		return &cs[lo]
+	}
+	return nil
+}
+
+// openNear returns the nearest days before and after d on which depot di is open.
+func (c *Catalog) openNear(di int, d Date) (before, after Date) {
+	before, after = d-1, d+1
+	for i := 0; i < 30 && c.closedOn(di, before) != nil; i++ {
+		before--
+	}
+	for i := 0; i < 30 && c.closedOn(di, after) != nil; i++ {
+		after++
+	}
+	return before, after
+}
+
+func (c *Catalog) check(s Search) (searchCtx, *Error) {
+	var sc searchCtx
+	refs := s.refs()
+	pi, ok := c.depotIdx[s.PickUpDepot]
+	if !ok || !c.depotX[pi].active {
+		return sc, Invalid("pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+	}
+	di, ok := c.depotIdx[s.DropOffDepot]
+	if !ok || !c.depotX[di].active {
+		return sc, Invalid("drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+	}
+	pd, dd := &c.depots[pi], &c.depots[di]
+	if s.DropOff < s.PickUp {
+		return sc, Invalid("drop_off_date", fmt.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", s.DropOff, s.PickUp))
+	}
+	if s.PickUp < s.Today {
+		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", s.PickUp, s.Today, s.Today.AddDays(c.depotX[pi].notice)))
+	}
+	if n := c.depotX[pi].notice; int(s.PickUp)-int(s.Today) < n {
+		notice := "1 day's"
+		if n != 1 {
+			notice = strconv.Itoa(n) + " days'"
+		}
+		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", s.PickUp, depotRef(pd), notice, s.Today.AddDays(n), s.Today))
+	}
+	if int(s.PickUp)-int(s.Today) > c.maxAdvance {
+		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", s.PickUp, c.maxAdvance, s.Today.AddDays(c.maxAdvance)))
+	}
+	first, last := c.CalendarRange()
+	if s.PickUp < first || s.PickUp > last {
+		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", s.PickUp, first, last))
+	}
+	if s.DropOff > last {
+		return sc, Invalid("drop_off_date", fmt.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", s.DropOff, last, last))
+	}
+	days := int(s.DropOff) - int(s.PickUp) + 1
+	if days > c.maxHire {
+		return sc, Invalid("drop_off_date", fmt.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", s.PickUp, s.DropOff, days, c.maxHire, s.PickUp.AddDays(c.maxHire-1)))
+	}
+	if cl := c.closedOn(int(pi), s.PickUp); cl != nil {
+		b, a := c.openNear(int(pi), s.PickUp)
+		return sc, Invalid("pick_up_date", fmt.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
+	}
+	if cl := c.closedOn(int(di), s.DropOff); cl != nil {
+		b, a := c.openNear(int(di), s.DropOff)
+		return sc, Invalid("drop_off_date", fmt.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
+	}
+	nd := len(c.depots)
+	fee := c.routeFee[int(pi)*nd+int(di)]
+	if fee < 0 {
+		return sc, Invalid("drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(pd), depotRef(dd), c.routesFrom(int(pi))))
+	}
+	sc.pd, sc.dd = int(pi), int(di)
+	sc.a, sc.b = int(s.PickUp)-int(first), int(s.DropOff)-int(first)
+	sc.days = days
+	sc.season = int(c.seasonOf[sc.a])
+	if days >= c.waiver && c.waiver > 0 {
+		fee = 0
+	}
+	sc.route = fee
+	n1 := c.calDays + 1
+	for k := range c.seasonNames {
+		sc.counts[k] = c.seasonPre[k*n1+sc.b+1] - c.seasonPre[k*n1+sc.a]
+	}
+	return sc, nil
+}
+
+// routesFrom lists the active drop-off depots reachable from depot index pi.
+func (c *Catalog) routesFrom(pi int) string {
+	nd := len(c.depots)
+	var b strings.Builder
+	for j := range c.depots {
+		if !c.depotX[j].active || c.routeFee[pi*nd+j] < 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d (%s", c.depots[j].ID, c.depots[j].Name)
+		if j == pi {
+			b.WriteString(", same depot")
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// blockedIn returns the first span of pair p that overlaps day indices [a, b],
+// or nil when some unit is free on every one of those days.
+func (c *Catalog) blockedIn(p, a, b int) *span {
+	if p < 0 || p+1 >= len(c.blockOff) {
+		return nil
+	}
+	ss := c.blocked[c.blockOff[p]:c.blockOff[p+1]]
+	lo, hi := 0, len(ss)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(ss[m].to) < a {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ss) && int(ss[lo].from) <= b {
+		return &ss[lo]
+	}
+	return nil
+}
+
+// rental returns the rental fee of vehicle index vi for the resolved search:
+// the sum over hire days of each day's season rate.
+func (c *Catalog) rental(vi int, sc *searchCtx) int64 {
+	x := &c.vehicleX[vi]
+	var sum int64
+	for k := 0; k < len(c.seasonNames) && k < maxSeasons; k++ {
+		sum += x.rates[k] * int64(sc.counts[k])
+	}
+	return sum
+}
+
+// dailyRate returns rental/days rounded half up to the cent.
+func dailyRate(rental int64, days int) int64 {
+	if days <= 0 || rental <= 0 {
+		return 0
+	}
+	d := int64(days)
+	q, r := rental/d, rental%d
+	if 2*r >= d {
+		q++
+	}
+	return q
+}
+
+// available reports whether vehicle index vi can be hired for sc.
+func (c *Catalog) available(vi int, sc *searchCtx) bool {
+	p := vi*len(c.depots) + sc.pd
+	return c.fleet[p] > 0 &&
+		int32(sc.days) >= c.vehicleX[vi].minDays[sc.season] &&
+		c.blockedIn(p, sc.a, sc.b) == nil
+}
+
+// Availability checks s and appends to dst[:0] one Offer per available vehicle,
+// sorted by vehicle id. A vehicle is available when the hire is at least its
+// minimum hire days for the pick-up day's season and on every hire day its fleet
+// at the pick-up depot exceeds the units booked that day.
+func (c *Catalog) Availability(s Search, dst []Offer) ([]Offer, *Error) {
+	dst = dst[:0]
+	sc, err := c.check(s)
+	if err != nil {
+		return dst, err
+	}
+	for vi := range c.vehicleX {
+		if !c.available(vi, &sc) {
+			continue
+		}
+		r := c.rental(vi, &sc)
+		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days)})
+	}
+	return dst, nil
+}
+
+// Unavailable returns "" when the vehicle can be hired for s, else the reason as
+// a sentence (an invalid search, an unknown vehicle, no fleet at the pick-up
+// depot, the minimum hire, or the dates on which it is booked out).
+func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
+	sc, err := c.check(s)
+	if err != nil {
+		return err.Message
+	}
+	vi, ok := c.vehicleIdx[vehicleID]
+	if !ok {
+		return fmt.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
+	}
+	return c.reason(int(vi), &sc)
+}
+
+func (c *Catalog) reason(vi int, sc *searchCtx) string {
+	v := &c.vehicles[vi]
+	x := &c.vehicleX[vi]
+	nd := len(c.depots)
+	name := fmt.Sprintf("The %s (vehicle %d)", v.Name, v.ID)
+	pd := &c.depots[sc.pd]
+	p := vi*nd + sc.pd
+	if c.fleet[p] == 0 {
+		var at []string
+		for j := range c.depots {
+			if c.depotX[j].active && c.fleet[vi*nd+j] > 0 {
+				at = append(at, depotRef(&c.depots[j]))
+			}
+		}
+		where := "no active depot"
+		if len(at) > 0 {
+			where = strings.Join(at, ", ")
+		}
+		return fmt.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
+	}
+	first, _ := c.CalendarRange()
+	pickUp := first.AddDays(sc.a)
+	if min := int(x.minDays[sc.season]); sc.days < min {
+		return fmt.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
+			name, min, c.seasonNames[sc.season], sc.days, pickUp.AddDays(min-1))
+	}
+	if sp := c.blockedIn(p, sc.a, sc.b); sp != nil {
+		day := int(sp.from)
+		if day < sc.a {
+			day = sc.a
+		}
+		return fmt.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
+			name, depotRef(pd), first.AddDays(day), first.AddDays(int(sp.from)), first.AddDays(int(sp.to)))
+	}
+	return ""
+}

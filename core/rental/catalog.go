@@ -1,0 +1,152 @@
+package rental
+
+// Catalog is the prepared snapshot: every lookup the request path needs, indexed
+// by dense integer positions. It is immutable after LoadCatalog, so one Catalog
+// may serve any number of requests; slices it returns must not be modified.
+type Catalog struct {
+	version    string
+	currency   string
+	maxHire    int
+	maxAdvance int
+
+	// Depots, all of them (active or not) sorted by id; depotIdx maps id -> index.
+	depots   []Depot
+	depotX   []depotData
+	depotIdx map[int64]int32
+	active   []Depot
+
+	// Vehicles sorted by id; vehicleIdx maps id -> index.
+	vehicles   []Vehicle
+	vehicleX   []vehicleData
+	vehicleIdx map[int64]int32
+
+	// Season calendar: day index i is calStart+i; seasonOf[i] is its season;
+	// seasonPre[s*(calDays+1)+i] counts the days of season s before day i.
+	seasonNames []string
+	calStart    Date
+	calDays     int
+	seasonOf    []uint8
+	seasonPre   []int32
+
+	// routeFee[from*nDepots+to] is the one-way fee, -1 when not offered.
+	routeFee []int64
+	waiver   int
+
+	// Per vehicle class (index into classes), sorted by id.
+	classes      []string
+	accByClass   [][]Accessory
+	insByClass   [][]InsurancePlan
+	accessoryIDs map[int64]string // every accessory id -> name, for messages
+	insuranceIDs map[int64]string
+
+	// Fleet and bookings per (vehicle, depot) pair p = vehicle*nDepots + depot:
+	// fleet[p] units; blocked[blockOff[p]:blockOff[p+1]] are the sorted, disjoint
+	// day-index spans on which bookings take every unit.
+	fleet    []int32
+	blockOff []int32
+	blocked  []span
+}
+
+// depotData is what the Catalog knows of a depot beyond the public Depot.
+type depotData struct {
+	active bool
+	notice int
+	closed []closure // sorted by date
+}
+
+type closure struct {
+	date Date
+	name string
+}
+
+// vehicleData is what the Catalog knows of a vehicle beyond the public Vehicle.
+type vehicleData struct {
+	class   int32
+	rates   [maxSeasons]int64
+	minDays [maxSeasons]int32
+}
+
+// span is an inclusive range of calendar day indices.
+type span struct{ from, to int32 }
+
+// Version returns a short stable hash of the snapshot content (FNV-64a over every
+// file, in name order), suitable for an ETag.
+func (c *Catalog) Version() string { return c.version }
+
+// Currency returns the currency code of every amount (from policy.json).
+func (c *Catalog) Currency() string { return c.currency }
+
+// MaxHireDays returns the longest hire accepted, in charged days.
+func (c *Catalog) MaxHireDays() int { return c.maxHire }
+
+// MaxAdvanceDays returns how many days after today a pick-up may be.
+func (c *Catalog) MaxAdvanceDays() int { return c.maxAdvance }
+
+// CalendarRange returns the first and last dates that have published rates.
+func (c *Catalog) CalendarRange() (first, last Date) {
+	return c.calStart, c.calStart.AddDays(c.calDays - 1)
+}
+
+// Depots returns the active depots sorted by id.
+func (c *Catalog) Depots() []Depot { return c.active }
+
+// Depot returns the active depot with that id, or nil.
+func (c *Catalog) Depot(id int64) *Depot {
+	i, ok := c.depotIdx[id]
+	if !ok || !c.depotX[i].active {
+		return nil
+	}
+	return &c.depots[i]
+}
+
+// Vehicles returns all vehicles sorted by id.
+func (c *Catalog) Vehicles() []Vehicle { return c.vehicles }
+
+// Vehicle returns the vehicle with that id, or nil.
+func (c *Catalog) Vehicle(id int64) *Vehicle {
+	i, ok := c.vehicleIdx[id]
+	if !ok {
+		return nil
+	}
+	return &c.vehicles[i]
+}
+
+// VehicleIndex returns the dense index of v (its position in Vehicles), or -1.
+func (c *Catalog) VehicleIndex(v *Vehicle) int {
+	if v == nil {
+		return -1
+	}
+	i, ok := c.vehicleIdx[v.ID]
+	if !ok {
+		return -1
+	}
+	return int(i)
+}
+
+// Accessories returns the accessories offered with v (by its class), sorted by id.
+func (c *Catalog) Accessories(v *Vehicle) []Accessory {
+	i := c.VehicleIndex(v)
+	if i < 0 {
+		return nil
+	}
+	return c.accByClass[c.vehicleX[i].class]
+}
+
+// InsurancePlans returns the insurance plans offered with v, sorted by id; the
+// list always includes a plan with price 0 (the standard excess).
+func (c *Catalog) InsurancePlans(v *Vehicle) []InsurancePlan {
+	i := c.VehicleIndex(v)
+	if i < 0 {
+		return nil
+	}
+	return c.insByClass[c.vehicleX[i].class]
+}
+
+// SeasonOf returns the season name of d, or "" outside the calendar.
+func (c *Catalog) SeasonOf(d Date) string {
+	i := int(d) - int(c.calStart)
+	if i < 0 || i >= c.calDays {
+		return ""
+	}
+	return c.seasonNames[c.seasonOf[i]]
+}

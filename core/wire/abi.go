@@ -1,0 +1,236 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// The byte ABI is the one entry point both shells share: the Worker's JS glue and the
+// wazero test harness write a request in this form into the module's memory, call the
+// exported handle, and read the response back. All integers are little endian.
+//
+// Request:  u32 len, method | u32 len, target (path?query) | u32 n headers, then n x
+//           (u32 len, lower-case name | u32 len, value) | u32 len, body
+// Response: u32 total | u16 status | u16 n headers | u32 body offset | n x (u32 len,
+//           name | u32 len, value) | body (from body offset to total)
+//
+// Header names starting with ':' are metadata for the shell, never sent to the client
+// (":route" is the route pattern, for the request log).
+
+// Header is one HTTP header; names are lower case.
+type Header struct {
+	Name, Value string
+}
+
+// Request is an HTTP request as core sees it. Its strings may alias the shell's
+// buffer: they are valid only during the call to Handle.
+type Request struct {
+	Method  string
+	Target  string // path and query, as on the request line
+	Headers []Header
+	Body    []byte
+}
+
+// Header returns the value of the named header (lower case), or "".
+func (r *Request) Header(name string) string {
+	for i := range r.Headers {
+		if r.Headers[i].Name == name {
+			return r.Headers[i].Value
+		}
+	}
+	return ""
+}
+
+// errShortRequest is returned for a request buffer that does not follow the ABI.
+var errShortRequest = errors.New("wire: malformed request buffer")
+
+// DecodeRequest parses an ABI request buffer into r without copying: r's strings
+// alias buf. r.Headers is reused.
+func DecodeRequest(buf []byte, r *Request) error {
+	// No closure here: under TinyGo a closure and the variables it captures are heap
+	// allocations, three per request.
+	b, off, ok := ReadField(buf, 0)
+	r.Method = BytesString(b)
+	if ok {
+		b, off, ok = ReadField(buf, off)
+		r.Target = BytesString(b)
+	}
+	var u uint32
+	if ok {
+		u, off, ok = ReadU32(buf, off)
+	}
+	nh := int(u)
+	if !ok || nh < 0 || nh > 64 {
+		return errShortRequest
+	}
+	r.Headers = r.Headers[:0]
+	for i := 0; i < nh && ok; i++ {
+		var name, value []byte
+		name, off, ok = ReadField(buf, off)
+		if ok {
+			value, off, ok = ReadField(buf, off)
+		}
+		r.Headers = append(r.Headers, Header{BytesString(name), BytesString(value)})
+	}
+	if ok {
+		r.Body, _, ok = ReadField(buf, off)
+	}
+	if !ok {
+		return errShortRequest
+	}
+	return nil
+}
+
+// ReadU32 reads a little-endian u32 at off; it returns the value, the offset after
+// it, and false when buf is too short.
+func ReadU32(buf []byte, off int) (uint32, int, bool) {
+	if off < 0 || len(buf)-off < 4 {
+		return 0, off, false
+	}
+	return binary.LittleEndian.Uint32(buf[off:]), off + 4, true
+}
+
+// ReadField reads one u32-length-prefixed field at off; it returns the field (aliasing
+// buf), the offset after it, and false when buf is too short. It is the one reader of
+// length-prefixed data: requests, responses and the rate limiter's KV records.
+func ReadField(buf []byte, off int) ([]byte, int, bool) {
+	u, off, ok := ReadU32(buf, off)
+	n := int(u)
+	if !ok || n < 0 || n > len(buf)-off {
+		return nil, off, false
+	}
+	return buf[off : off+n], off + n, true
+}
+
+// EncodeRequest appends r in the ABI form to dst (used by tests and native shells).
+func EncodeRequest(dst []byte, r *Request) []byte {
+	dst = AppendField(dst, r.Method)
+	dst = AppendField(dst, r.Target)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(r.Headers)))
+	for _, h := range r.Headers {
+		dst = AppendField(dst, h.Name)
+		dst = AppendField(dst, h.Value)
+	}
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(r.Body)))
+	return append(dst, r.Body...)
+}
+
+// AppendField appends s as one u32-length-prefixed field of the ABI.
+func AppendField(dst []byte, s string) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
+	return append(dst, s...)
+}
+
+// Response is built by Handle and reused between requests: headers are kept already
+// encoded in the ABI form, so adding one allocates nothing once the buffers have grown.
+type Response struct {
+	Status int
+	Body   []byte
+	hdr    []byte
+	nhdr   int
+	out    []byte
+}
+
+// Reset empties w for the next request, keeping its buffers.
+func (w *Response) Reset() {
+	w.Status = 0
+	w.Body = w.Body[:0]
+	w.hdr = w.hdr[:0]
+	w.nhdr = 0
+}
+
+// SetHeader adds a header (lower-case name by convention; each name is added once).
+func (w *Response) SetHeader(name, value string) {
+	w.hdr = AppendField(w.hdr, name)
+	w.hdr = AppendField(w.hdr, value)
+	w.nhdr++
+}
+
+// SetHeaderInt adds a header whose value is the decimal form of v.
+func (w *Response) SetHeaderInt(name string, v int64) {
+	w.hdr = AppendField(w.hdr, name)
+	at := len(w.hdr)
+	w.hdr = append(w.hdr, 0, 0, 0, 0)
+	w.hdr = AppendInt(w.hdr, v)
+	binary.LittleEndian.PutUint32(w.hdr[at:], uint32(len(w.hdr)-at-4))
+	w.nhdr++
+}
+
+// SetHeaderBytes adds a header whose value is v (copied).
+func (w *Response) SetHeaderBytes(name string, v []byte) {
+	w.hdr = AppendField(w.hdr, name)
+	w.hdr = binary.LittleEndian.AppendUint32(w.hdr, uint32(len(v)))
+	w.hdr = append(w.hdr, v...)
+	w.nhdr++
+}
+
+// Encode returns the response in the ABI form, in a buffer owned by w and valid until
+// the next Reset.
+func (w *Response) Encode() []byte {
+	const fixed = 12
+	n := fixed + len(w.hdr) + len(w.Body)
+	if cap(w.out) < n {
+		w.out = make([]byte, 0, n+n/4)
+	}
+	out := w.out[:fixed]
+	binary.LittleEndian.PutUint32(out[0:], uint32(n))
+	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
+	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
+	binary.LittleEndian.PutUint32(out[8:], uint32(fixed+len(w.hdr)))
+	out = append(out, w.hdr...)
+	out = append(out, w.Body...)
+	w.out = out
+	return out
+}
+
+// DecodedResponse is a response read back from the ABI form (tests and native shells).
+type DecodedResponse struct {
+	Status  int
+	Headers []Header // in the order they were set, metadata (":route") included
+	Body    []byte
+}
+
+// Header returns the first value of the named header, or "".
+func (d *DecodedResponse) Header(name string) string {
+	for _, h := range d.Headers {
+		if h.Name == name {
+			return h.Value
+		}
+	}
+	return ""
+}
+
+// DecodeResponse parses an ABI response buffer, copying everything out of buf.
+func DecodeResponse(buf []byte) (DecodedResponse, error) {
+	var d DecodedResponse
+	if len(buf) < 12 {
+		return d, errors.New("wire: response shorter than its fixed part")
+	}
+	total := int(binary.LittleEndian.Uint32(buf))
+	if total < 12 || total > len(buf) {
+		return d, errors.New("wire: response total length out of range")
+	}
+	buf = buf[:total]
+	d.Status = int(binary.LittleEndian.Uint16(buf[4:]))
+	nh := int(binary.LittleEndian.Uint16(buf[6:]))
+	bodyOff := int(binary.LittleEndian.Uint32(buf[8:]))
+	if bodyOff < 12 || bodyOff > total {
+		return d, errors.New("wire: response body offset out of range")
+	}
+	off := 12
+	hdrs := buf[:bodyOff]
+	for i := 0; i < nh; i++ {
+		name, next, ok1 := ReadField(hdrs, off)
+		value, next, ok2 := ReadField(hdrs, next)
+		if !ok1 || !ok2 {
+			return d, errors.New("wire: response header out of range")
+		}
+		off = next
+		d.Headers = append(d.Headers, Header{string(name), string(value)})
+	}
+	if off != bodyOff {
+		return d, errors.New("wire: response headers do not end at the body offset")
+	}
+	d.Body = append([]byte(nil), buf[bodyOff:]...)
+	return d, nil
+}

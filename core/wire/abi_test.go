@@ -1,0 +1,75 @@
+package wire
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestRequestRoundTrip(t *testing.T) {
+	in := Request{Method: "GET", Target: "/api/agent/quotes?vehicle_id=5",
+		Headers: []Header{{"cf-connecting-ip", "203.0.113.9"}, {"if-none-match", `"abc"`}},
+		Body:    []byte("{}")}
+	var out Request
+	if err := DecodeRequest(EncodeRequest(nil, &in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Errorf("DecodeRequest(EncodeRequest(%+v)) = %+v", in, out)
+	}
+	if got := out.Header("if-none-match"); got != `"abc"` {
+		t.Errorf("Header(if-none-match) = %q", got)
+	}
+}
+
+func TestDecodeRequestRejectsTruncated(t *testing.T) {
+	full := EncodeRequest(nil, &Request{Method: "GET", Target: "/x", Headers: []Header{{"a", "b"}}})
+	for n := 0; n < len(full); n++ {
+		var r Request
+		if err := DecodeRequest(full[:n], &r); err == nil {
+			t.Errorf("DecodeRequest of the first %d of %d bytes: no error", n, len(full))
+		}
+	}
+	// A length field pointing past the end.
+	bad := []byte{0xff, 0xff, 0xff, 0xff, 'G'}
+	var r Request
+	if err := DecodeRequest(bad, &r); err == nil {
+		t.Error("DecodeRequest with a huge length: no error")
+	}
+}
+
+func TestResponseEncodeDecode(t *testing.T) {
+	var w Response
+	for round := 0; round < 2; round++ { // the second round reuses the buffers
+		w.Reset()
+		w.Status = 201 + round
+		w.SetHeader("content-type", "application/json")
+		w.SetHeaderInt("x-n", -42)
+		w.SetHeaderBytes("etag", []byte(`"e"`))
+		w.Body = append(w.Body, `{"ok":true}`...)
+		d, err := DecodeResponse(w.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DecodedResponse{Status: 201 + round, Body: []byte(`{"ok":true}`),
+			Headers: []Header{{"content-type", "application/json"}, {"x-n", "-42"}, {"etag", `"e"`}}}
+		if !reflect.DeepEqual(d, want) {
+			t.Errorf("round %d: decoded %+v, want %+v", round, d, want)
+		}
+	}
+}
+
+func TestResponseEncodeAllocatesNothingOnceGrown(t *testing.T) {
+	var w Response
+	fill := func() {
+		w.Reset()
+		w.Status = 200
+		w.SetHeader("content-type", "application/json")
+		w.SetHeaderInt("x-ratelimit-remaining", 99)
+		w.Body = append(w.Body, "[1,2,3]"...)
+		w.Encode()
+	}
+	fill()
+	if n := testing.AllocsPerRun(100, fill); n != 0 {
+		t.Errorf("building and encoding a response allocates %v times", n)
+	}
+}

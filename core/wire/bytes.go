@@ -1,0 +1,103 @@
+package wire
+
+import (
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Byte and number helpers shared by every package of core. Each is written once,
+// here, and allocates nothing (except Clean, which builds a message).
+
+// BytesString returns b as a string without copying; b must not change while the
+// string is in use (the request buffer is only rewritten between requests).
+func BytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// FNVOffset is the initial value of an FNV-64a hash.
+const FNVOffset uint64 = 14695981039346656037
+
+// FNV64a returns hash h (FNVOffset to start) continued over s: the one FNV-64a of
+// core, used for the snapshot version, ETags and the rate limiter's client table.
+// hash/fnv would return its state behind an interface, a heap allocation under TinyGo.
+func FNV64a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// AppendHex64 appends v as 16 lower-case hexadecimal digits.
+func AppendHex64(b []byte, v uint64) []byte {
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, HexDigits[(v>>uint(shift))&0xf])
+	}
+	return b
+}
+
+// FloorDiv returns a/b rounded towards negative infinity (b != 0).
+func FloorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// ScanDigits reads the ASCII digits at the start of s while their value stays at
+// most max, and returns that value and how many bytes it read: i == len(s) when s
+// is all digits within max; otherwise s[i] is the first non-digit, or the digit
+// that would have exceeded max. It is the one digit scanner of core.
+func ScanDigits(s string, max int64) (n int64, i int) {
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return n, i
+		}
+		next := n*10 + int64(c-'0')
+		if next > max || next < n {
+			return n, i
+		}
+		n = next
+	}
+	return n, i
+}
+
+// Digits returns the value of s when s is a non-empty run of ASCII digits of value
+// at most max.
+func Digits(s string, max int64) (int64, bool) {
+	n, i := ScanDigits(s, max)
+	return n, i == len(s) && s != ""
+}
+
+// maxEcho is how many runes of client input an error message echoes.
+const maxEcho = 40
+
+// QuoteClean returns client input for an error message: Clean, in double quotes.
+// JSON escaping happens when the message is written.
+func QuoteClean(s string) string { return `"` + Clean(s) + `"` }
+
+// Clean returns client input for an error message: cut to 40 runes, control
+// characters and invalid UTF-8 replaced by '?'.
+func Clean(s string) string {
+	out := make([]byte, 0, len(s))
+	n := 0
+	for i := 0; i < len(s); {
+		if n == maxEcho {
+			out = append(out, "..."...)
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f {
+			r = '?'
+		}
+		out = utf8.AppendRune(out, r)
+		i += size
+		n++
+	}
+	return string(out)
+}
