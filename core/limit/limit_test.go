@@ -139,7 +139,9 @@ func TestEntrySize(t *testing.T) {
 }
 
 func TestClientOf(t *testing.T) {
-	v4 := func(a, b, c, d byte) Key { return Key{0, 0xffff<<32 | uint64(a)<<24 | uint64(b)<<16 | uint64(c)<<8 | uint64(d)} }
+	v4 := func(a, b, c, d byte) Key {
+		return Key{0, 0xffff<<32 | uint64(a)<<24 | uint64(b)<<16 | uint64(c)<<8 | uint64(d)}
+	}
 	v6 := func(hi uint64) Key { return Key{hi, 0} }
 	cases := []struct {
 		in   string
