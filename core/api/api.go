@@ -114,6 +114,15 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		b = append(b, `"}`...)
 	}
 	w.Body = append(b, ']')
+	// The ETag follows the inventory: the same offers from another version get another.
+	s.searchETag = append(s.searchETag[:0], '"')
+	s.searchETag = wire.AppendHex64(s.searchETag, wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
+	s.searchETag = append(s.searchETag, '"')
+	w.SetHeaderBytes("etag", s.searchETag)
+	if notModified(req, wire.BytesString(s.searchETag)) {
+		w.Status = 304
+		w.Body = w.Body[:0]
+	}
 	return nil
 }
 
