@@ -102,8 +102,6 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		return s.suggestFor(e, &sr, 0)
 	}
 	sortOffers(s.offers, order)
-	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
 	// The booking link is the same for every offer up to the vehicle id: built once.
 	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
 	b := append(w.Body, '[')
@@ -124,7 +122,26 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		b = append(b, `"}`...)
 	}
 	w.Body = append(b, ']')
+	s.answerSearch(req, w)
 	return nil
+}
+
+// answerSearch answers a search whose body is in w.Body (availability, the calendar):
+// 200 with an ETag, or 304 when the client has it.
+func (s *Server) answerSearch(req *wire.Request, w *wire.Response) {
+	// The ETag follows the inventory: the same offers from another version get another.
+	s.searchETag = append(s.searchETag[:0], '"')
+	s.searchETag = wire.AppendHex64(s.searchETag, wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
+	s.searchETag = append(s.searchETag, '"')
+	etag := wire.BytesString(s.searchETag)
+	if notModified(req, etag) {
+		w.Body = w.Body[:0]
+		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		return
+	}
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	w.SetHeader("etag", etag)
 }
 
 // appendFees appends an offer's rentalFee, routeFee and totalAmount. Without a route

@@ -75,8 +75,6 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		return rental.InvalidCode(rental.CodeTooLong, "latest_pick_up_date", "the range from "+earliest.String()+" to "+latest.String()+" has "+string(wire.AppendInt(nil, int64(latest-earliest)+1))+" start dates; a calendar covers at most 63 (latest_pick_up_date at most 62 days after earliest_pick_up_date), so ask for "+earliest.String()+" to "+last.String()+" and then the rest")
 	}
 	filtered := s.filter != (rental.Filter{})
-	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
 	b := append(w.Body, '[')
 	n := 0
 	for d := earliest; d <= latest; d++ {
@@ -120,6 +118,7 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		}
 	}
 	w.Body = append(b, ']')
+	s.answerSearch(req, w)
 	return nil
 }
 
