@@ -22,10 +22,10 @@ const dec = new TextDecoder();
 const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 const GET_HEADERS = 2;
-// The Worker vars core reads (wrangler.toml [vars]).
+// The Worker vars core reads (wrangler.toml [vars]) and its secret QUOTE_SIGNING_KEYS.
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
-  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"];
+  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"];
 // The most bytes of a POST body core takes (the MCP endpoint); one more byte tells it
 // the body is too long, and it answers 413 as it would for the whole body.
 const MAX_BODY = 65536;
