@@ -49,3 +49,7 @@ func BenchmarkHandleQuote(b *testing.B) {
 }
 
 func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehicles/5/accessories") }
+
+func BenchmarkHandleAvailabilityFiltered(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-15&drop_off_date=2027-03-24&min_berths=4&transmission=automatic&class=motorhome&max_total=2500&sort=price")
+}

@@ -56,6 +56,10 @@ type Server struct {
 	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
 	checked     quotetoken.Quote // the quote id being checked
 	checkBody   []byte           // the re-priced quote of a check, before it is sent
+	filter      rental.Filter
+	alts        []rental.Alternative // an error's ways forward (suggest.go)
+	sugg        []suggestion         // the same as URLs: the error body's suggestions
+	classList   string               // "compact, campervan or motorhome", for messages
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -80,6 +84,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
+		s.classList = orList(cat.Classes())
 	}
 	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
 	s.initQuotes()
@@ -112,3 +117,19 @@ func (s *Server) KVPending(dst []byte) []byte { return s.limit.KVPending(dst, s.
 
 // KVDone hands the outcomes of the operations KVPending listed back to the limiter.
 func (s *Server) KVDone(buf []byte) { s.limit.KVDone(buf, s.now()) }
+
+// orList joins words as "a, b or c".
+func orList(ws []string) string {
+	out := ""
+	for i, w := range ws {
+		switch {
+		case i == 0:
+		case i == len(ws)-1:
+			out += " or "
+		default:
+			out += ", "
+		}
+		out += w
+	}
+	return out
+}

@@ -150,3 +150,6 @@ func (c *Catalog) SeasonOf(d Date) string {
 	}
 	return c.seasonNames[c.seasonOf[i]]
 }
+
+// Classes returns the vehicle class codes (policy.json's vehicle_classes), in order.
+func (c *Catalog) Classes() []string { return c.classes }

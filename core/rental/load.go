@@ -522,8 +522,17 @@ func (c *Catalog) loadVehicles(root gjson.Result) error {
 			return r.fail("class", "unknown vehicle class %q; policy.json defines %s", cls, strings.Join(c.classes, ", "))
 		}
 		x.class = int32(ci)
-		if _, err := r.integer(e, "berths", 1, 20, "a positive integer"); err != nil {
+		v.Class = c.classes[ci]
+		berths, err := r.integer(e, "berths", 1, 20, "a positive integer")
+		if err != nil {
 			return err
+		}
+		v.Berths = int(berths)
+		if v.Transmission, err = r.str(e, "transmission"); err != nil {
+			return err
+		}
+		if v.Transmission != Transmissions[0] && v.Transmission != Transmissions[1] {
+			return r.fail("transmission", "must be %q or %q, got %q", Transmissions[0], Transmissions[1], v.Transmission)
 		}
 		for s, sn := range c.seasonNames {
 			n, err := r.integer(e, "rates."+sn, 1, maxRateCents, "a positive integer (cents)")
