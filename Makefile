@@ -34,7 +34,7 @@ deps-check:
 # The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
 build: build/app.wasm build/worker.mjs
 
-build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) go.mod go.sum | deps-check
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) core/api/openapi.json go.mod go.sum | deps-check
 	$(GO) run ./build/checksnapshot   # bad data fails the build, never a request
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)

@@ -102,8 +102,6 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		return s.suggestFor(e, &sr, 0)
 	}
 	sortOffers(s.offers, order)
-	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
 	// The booking link is the same for every offer up to the vehicle id: built once.
 	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
 	b := append(w.Body, '[')
@@ -124,6 +122,19 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		b = append(b, `"}`...)
 	}
 	w.Body = append(b, ']')
+	// The ETag follows the inventory: the same offers from another version get another.
+	s.searchETag = append(s.searchETag[:0], '"')
+	s.searchETag = wire.AppendHex64(s.searchETag, wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
+	s.searchETag = append(s.searchETag, '"')
+	etag := wire.BytesString(s.searchETag)
+	if notModified(req, etag) {
+		w.Body = w.Body[:0]
+		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		return nil
+	}
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	w.SetHeader("etag", etag)
 	return nil
 }
 

@@ -47,7 +47,7 @@ func DefaultConfig() Config {
 		RateLimit:         100,
 		RateWindowSeconds: 60,
 		StaticMaxAge:      300,
-		SearchMaxAge:      30,
+		SearchMaxAge:      10,
 		RetryAfterSeconds: 120,
 	}
 }

@@ -12,9 +12,6 @@ import (
 
 // initQuotes prepares the messages of the quote operations (NewServer).
 func (s *Server) initQuotes() {
-	if s.cat != nil {
-		s.invVersion = "bundled-" + s.cat.Version()
-	}
 	s.errNoKeys = &rental.Error{Kind: rental.KindUnavailable, Message: "quotes are unavailable: this deployment has no quote signing key (the Worker secret QUOTE_SIGNING_KEYS is not set); the other operations work"}
 	from := "; quote ids come from GET " + s.cfg.BasePath + "/quotes"
 	for r := quotetoken.Malformed; r <= quotetoken.BadPayload; r++ {
@@ -22,9 +19,8 @@ func (s *Server) initQuotes() {
 	}
 }
 
-// quoteInventoryVersion is the inventory version a quote is priced under (until the
-// live inventory lands: the bundled snapshot's).
-func (s *Server) quoteInventoryVersion() string { return s.invVersion }
+// quoteInventoryVersion is the inventory version a quote is priced under.
+func (s *Server) quoteInventoryVersion() string { return s.InventoryVersion() }
 
 // signQuote appends the signed id of quote q of search sr, issued at nowMs, and
 // leaves its fields in s.tok.

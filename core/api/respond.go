@@ -10,7 +10,7 @@ import (
 
 const (
 	ctJSON    = "application/json; charset=utf-8"
-	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag"
+	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"
 	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown; gstIncluded is the 15% GST it contains (totalAmount x 3/23, rounded half up to the cent). A quote is not a booking: complete it at checkoutUrl before expiresAt."
 )
 
@@ -174,16 +174,21 @@ func notModified(req *wire.Request, etag string) bool {
 // answered 500 to one that had).
 func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
 	if notModified(req, etag) {
-		w.Status = 304
-		w.SetHeader("x-content-type-options", "nosniff")
-		w.SetHeader("access-control-allow-origin", "*")
-		w.SetHeader("access-control-expose-headers", exposed)
-		w.SetHeader("cache-control", s.cacheControl[cacheStatic])
-		w.SetHeader("etag", etag)
+		notModifiedAnswer(w, s.cacheControl[cacheStatic], etag)
 		return
 	}
 	common(w, s.cacheControl[cacheStatic])
 	w.SetHeader("etag", etag)
 	w.Status = 200
 	w.Body = append(w.Body, body...)
+}
+
+// notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.
+func notModifiedAnswer(w *wire.Response, cacheControl, etag string) {
+	w.Status = 304
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("access-control-allow-origin", "*")
+	w.SetHeader("access-control-expose-headers", exposed)
+	w.SetHeader("cache-control", cacheControl)
+	w.SetHeader("etag", etag)
 }

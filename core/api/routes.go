@@ -18,6 +18,7 @@ const (
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	w.Reset()
+	w.SetHeader("x-inventory-version", s.invVersion)
 	s.sugg = s.sugg[:0]
 	target := req.Target
 	path, rawQuery := target, ""

@@ -5,6 +5,8 @@
 package api
 
 import (
+	"bytes"
+
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/ratelimit"
@@ -17,11 +19,12 @@ import (
 type Server struct {
 	// Dependencies, given to NewServer.
 	cfg    Config
-	cat    *rental.Catalog
-	catErr error        // why cat could not be loaded (every API request is then a 503)
-	now    func() int64 // unix milliseconds
-	random func([]byte) // cryptographically random bytes (quote id nonces)
-	logf   func(string) // writes one log line (JSON); internal errors go here, never into a body
+	cat    *rental.Catalog // the catalog with the current inventory (SetInventory)
+	base   *rental.Catalog // the catalog as loaded, with the bundled bookings
+	catErr error           // why cat could not be loaded (every API request is then a 503)
+	now    func() int64    // unix milliseconds
+	random func([]byte)    // cryptographically random bytes (quote id nonces)
+	logf   func(string)    // writes one log line (JSON); internal errors go here, never into a body
 	limit  *ratelimit.Limiter
 	mcp    *mcp.Endpoint
 
@@ -37,9 +40,9 @@ type Server struct {
 	refs         rental.Refs                              // how the domain's messages name the operations
 	errOutside   *rental.Error                            // 404 of a path outside the base path
 	errNoRoute   *rental.Error                            // 404 of an unknown path under it
+	invVersion   string                                   // X-Inventory-Version: the inventory serving
 	errNoKeys    *rental.Error                            // 503 of the quote operations without QUOTE_SIGNING_KEYS
 	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
-	invVersion   string                                   // the bundled inventory's version (quoteInventoryVersion)
 
 	// Per-request scratch: each buffer belongs to one step of a request.
 	op          *Op      // the operation being answered
@@ -51,6 +54,7 @@ type Server struct {
 	bookingLink []byte // this search's booking link up to the vehicle id
 	extrasBody  []byte // the accessories or insurance list before it is sent
 	extrasETag  []byte // its ETag
+	searchETag  []byte // the ETag of an availability answer
 	rateHeader  []byte // the value of a RateLimit or RateLimit-Policy header
 	mcpReq      wire.Request
 	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
@@ -70,7 +74,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	if cat == nil && catErr == nil {
 		catErr = errNoCatalog
 	}
-	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random, logf: logf,
+	s := &Server{cfg: cfg, cat: cat, base: cat, catErr: catErr, invVersion: "none", now: now, random: random, logf: logf,
 		limit:      ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		hints:      buildHints(cfg.BasePath),
 		refs:       rental.DefaultRefs,
@@ -84,11 +88,12 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
+		s.invVersion = cat.Inventory().Version()
 		s.classList = orList(cat.Classes())
 	}
 	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
 	s.initQuotes()
-	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
+	s.buildIndex()
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
@@ -100,8 +105,73 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 // NewServer took 397 us with them, 19 us without).
 func (s *Server) docs() {
 	if s.openapi.body == nil {
-		s.openapi.set(renderOpenAPI(&s.cfg))
+		s.openapi.set(s.withInventoryInfo(renderOpenAPI(&s.cfg)))
 	}
+}
+
+// buildIndex renders the index (GET {base}/) with the inventory serving.
+func (s *Server) buildIndex() {
+	b := appendIndex(nil, s.cfg.BasePath)
+	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
+		b = append(appendInventoryInfo(append(b[:len(b)-1], `,"inventory":`...), s.cat.Inventory()), '}')
+	}
+	s.indexDoc.set(b)
+}
+
+// withInventoryInfo inserts info.x-inventory (the inventory serving) into the rendered
+// OpenAPI document.
+func (s *Server) withInventoryInfo(doc []byte) []byte {
+	const at = `"info":{`
+	i := bytes.Index(doc, []byte(at))
+	if s.catErr != nil || i < 0 {
+		return doc
+	}
+	i += len(at)
+	out := make([]byte, 0, len(doc)+256)
+	out = append(out, doc[:i]...)
+	out = append(appendInventoryInfo(append(out, `"x-inventory":`...), s.cat.Inventory()), ',')
+	return append(out, doc[i:]...)
+}
+
+// appendInventoryInfo writes what the index and the OpenAPI document say of inv.
+func appendInventoryInfo(b []byte, inv *rental.Inventory) []byte {
+	b = wire.AppendMember(b, `{"version":`, inv.Version())
+	b = append(b, `,"asOf":`...)
+	if inv.AsOf() == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendJSONString(b, inv.AsOf())
+	}
+	b = append(b, `,"bookings":`...)
+	b = wire.AppendInt(b, int64(inv.Bookings()))
+	b = append(b, `,"bookedOutSpans":`...)
+	b = wire.AppendInt(b, int64(inv.Spans()))
+	b = wire.AppendMember(b, `,"source":`, inv.Source())
+	return append(b, '}')
+}
+
+// InventoryVersion returns the version of the inventory serving (X-Inventory-Version):
+// a content hash, "bundled-" and a hash for the bookings bundled with the deploy, or
+// "none" when there is no catalog.
+func (s *Server) InventoryVersion() string { return s.invVersion }
+
+// SetInventory decodes blob (rental.Catalog.DecodeInventory) against the bundled
+// catalog and, when it is valid, serves it from the next request on. When it is not,
+// the inventory serving is kept and the error says why. One call, between requests:
+// a request sees either the old inventory or the new one, whole.
+func (s *Server) SetInventory(blob []byte) error {
+	if s.catErr != nil {
+		return s.catErr
+	}
+	inv, err := s.base.DecodeInventory(blob)
+	if err != nil {
+		return err
+	}
+	s.cat = s.base.WithInventory(inv)
+	s.invVersion = inv.Version()
+	s.buildIndex()
+	s.openapi = cached{} // rebuilt with the new x-inventory on first use
+	return nil
 }
 
 type constError string

@@ -194,10 +194,11 @@ func (c *Catalog) routesFrom(pi int) string {
 // blockedIn returns the first span of pair p that overlaps day indices [a, b],
 // or nil when some unit is free on every one of those days.
 func (c *Catalog) blockedIn(p, a, b int) *span {
-	if p < 0 || p+1 >= len(c.blockOff) {
+	inv := c.inv
+	if inv == nil || p < 0 || p+1 >= len(inv.blockOff) {
 		return nil
 	}
-	ss := c.blocked[c.blockOff[p]:c.blockOff[p+1]]
+	ss := inv.blocked[inv.blockOff[p]:inv.blockOff[p+1]]
 	lo, hi := 0, len(ss)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
