@@ -9,6 +9,9 @@
 //
 // A trap (a Go panic: TinyGo on wasm cannot recover) drops the instance; the request
 // is retried once on a fresh instance, and every later request gets the fresh one.
+//
+// The live inventory (docs/inventory.md): the bookings come from the INVENTORY KV
+// namespace, read in the background; no request but an isolate's first waits on KV.
 import wasmModule from "./app.wasm";
 
 const enc = new TextEncoder();
@@ -22,10 +25,10 @@ const dec = new TextDecoder();
 const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 const GET_HEADERS = 2;
-// The Worker vars core reads (wrangler.toml [vars]).
+// The Worker vars core reads (wrangler.toml [vars]) and its secret QUOTE_SIGNING_KEYS.
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
-  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"];
+  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"];
 // The most bytes of a POST body core takes (the MCP endpoint); one more byte tells it
 // the body is too long, and it answers 413 as it would for the whole body.
 const MAX_BODY = 65536;
@@ -181,7 +184,80 @@ function instantiate(env) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
   a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
+  // A fresh instance (an isolate's first, or after a trap) starts from the bundled
+  // bookings: it gets the last inventory this isolate took, without waiting on KV.
+  if (inv.blob !== null) {
+    try {
+      if (inventoryApply(a, inv.blob) !== 0) inv.blob = null;
+    } catch (err) { inv.blob = null; throw err; } // the retry starts from the bundled bookings
+  }
   return a;
+}
+
+// Live inventory. KV holds "inventory/current" (a version) and "inventory/<version>"
+// (the blob build/publish wrote). The first request of an isolate waits at most
+// INVENTORY_FIRST_WAIT_MS for it; after that the pointer is read in the background
+// (ctx.waitUntil) at most every INVENTORY_REFRESH_SECONDS, and the blob only when the
+// pointer moved. The module takes a blob in one call (inventory), between requests, or
+// refuses it and keeps serving the one it has. A KV failure is logged once per isolate;
+// serving goes on from the last inventory taken (the bundled one at first).
+const INVENTORY_POINTER = "inventory/current";
+const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
+const INVENTORY_FIRST_WAIT_MS = 1000;
+const inv = { pointer: null, blob: null, next: 0, pending: null, first: true, logged: false };
+
+function inventoryApply(a, bytes) {
+  const p = ensure(a, bytes.length);
+  a.u8.set(bytes, p);
+  return a.ex.inventory(bytes.length);
+}
+
+function inventoryFail(msg, err) {
+  if (inv.logged) return;
+  inv.logged = true;
+  console.error(JSON.stringify({ level: "error", msg: msg + "; serving the last inventory taken (logged once per isolate)", error: String(err) }));
+}
+
+async function inventoryRefresh(env) {
+  let ptr, buf;
+  try {
+    ptr = await env.INVENTORY.get(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
+    if (ptr === null || ptr === inv.pointer) return;
+    buf = await env.INVENTORY.get("inventory/" + ptr, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
+  } catch (err) {
+    inventoryFail("inventory KV read failed", err);
+    return;
+  }
+  if (buf === null) { // not visible here yet: read again at the next refresh
+    inventoryFail("inventory/" + ptr + " is missing from KV", "not found");
+    return;
+  }
+  inv.pointer = ptr; // tried once per version: a refused blob is not read again
+  const bytes = new Uint8Array(buf);
+  try {
+    if (app === null) app = instantiate(env);
+    if (inventoryApply(app, bytes) === 0) inv.blob = bytes;
+  } catch (err) {
+    app = null;
+    console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
+  }
+}
+
+// inventoryTick starts a refresh when one is due; it returns a promise the isolate's
+// first request awaits (bounded), or null.
+function inventoryTick(env, ctx) {
+  if (!env || !env.INVENTORY || inv.pending !== null) return null;
+  const now = Date.now();
+  if (now < inv.next) return null;
+  const every = Number(env.INVENTORY_REFRESH_SECONDS);
+  inv.next = now + 1000 * (every > 0 ? every : 15);
+  const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
+  inv.pending = p;
+  ctx.waitUntil(p);
+  if (!inv.first) return null;
+  inv.first = false;
+  let timer;
+  return Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })]).finally(() => clearTimeout(timer));
 }
 
 // latin1 decodes the response's header block in one call: header names and values are
@@ -342,6 +418,8 @@ export default {
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
     for (let i = 0; i < hv.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
     const body = method === "POST" ? await readBody(request) : NO_BODY; // GET: no body work
+    const first = inventoryTick(env, ctx);
+    if (first !== null) await first;
     let r;
     for (let attempt = 0; ; attempt++) {
       try {

@@ -9,7 +9,7 @@ import (
 // The whole request path natively: decode nothing (the Request is built), route, parse,
 // compute, render, encode. Allocations here are what TinyGo's GC would have to collect.
 func benchHandle(b *testing.B, target string) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 1 << 40 // measure the operation, not the 429 it would soon get
 	s := NewServer(cfg, bundledCatalog(b), nil,
 		func() int64 { return 1795392000000 }, // 2026-11-22T00:00:00Z
@@ -49,3 +49,7 @@ func BenchmarkHandleQuote(b *testing.B) {
 }
 
 func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehicles/5/accessories") }
+
+func BenchmarkHandleAvailabilityFiltered(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-15&drop_off_date=2027-03-24&min_berths=4&transmission=automatic&class=motorhome&max_total=2500&sort=price")
+}
