@@ -21,9 +21,9 @@ type Server struct {
 	cat    *rental.Catalog // the catalog with the current inventory (SetInventory)
 	base   *rental.Catalog // the catalog as loaded, with the bundled bookings
 	catErr error           // why cat could not be loaded (every API request is then a 503)
-	now    func() int64 // unix milliseconds
-	random func([]byte) // cryptographically random bytes (quote ids)
-	logf   func(string) // writes one log line (JSON); internal errors go here, never into a body
+	now    func() int64    // unix milliseconds
+	random func([]byte)    // cryptographically random bytes (quote ids)
+	logf   func(string)    // writes one log line (JSON); internal errors go here, never into a body
 	limit  *ratelimit.Limiter
 	mcp    *mcp.Endpoint
 
