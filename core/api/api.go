@@ -334,6 +334,9 @@ func appendExtraTail(b []byte, days int, costCents int64) []byte {
 }
 
 func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if s.cfg.QuoteKeys == nil {
+		return s.errNoKeys
+	}
 	var qr rental.QuoteRequest
 	var e *rental.Error
 	if qr.Search, e = s.search(nowMs); e != nil {
@@ -356,14 +359,20 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	if e = s.cat.Quote(qr, &s.quote); e != nil {
 		return s.suggestFor(e, &qr.Search, qr.VehicleID)
 	}
-	q := &s.quote
 	w.Status = 200
 	common(w, s.cacheControl[s.op.Cache])
-	b := w.Body[:0]
+	w.Body = s.appendQuote(w.Body[:0], &qr.Search, &s.quote, nowMs)
+	return nil
+}
+
+// appendQuote writes quote q of search sr with a new signed quoteId, issued now.
+func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
 	b = append(b, `{"quoteId":"`...)
-	b = s.quoteID(b)
+	idStart := len(b)
+	b = s.signQuote(b, sr, q, nowMs)
+	idEnd := len(b)
 	b = append(b, `","expiresAt":"`...)
-	b = appendRFC3339(b, wire.FloorDiv(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
+	b = appendRFC3339(b, s.tok.ExpiresAt)
 	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
 	b = wire.AppendMoney(b, q.RentalCents)
 	b = append(b, `,"routeFee":`...)
@@ -409,7 +418,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	b = append(b, `,"days":`...)
 	b = wire.AppendInt(b, int64(q.Days))
 	b = append(b, `,"checkoutUrl":"`...)
-	b = s.appendHandoff(b, &qr.Search, q.Vehicle.ID)
+	b = s.appendHandoff(b, sr, q.Vehicle.ID)
 	if q.Insurance != nil {
 		b = append(b, "&insurance_id="...)
 		b = wire.AppendInt(b, q.Insurance.ID)
@@ -427,8 +436,9 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 			}
 		}
 	}
-	w.Body = append(b, `"}`...)
-	return nil
+	b = append(b, "&quote_id="...)
+	b = append(b, b[idStart:idEnd]...) // base64url: nothing to escape
+	return append(b, `"}`...)
 }
 
 // appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".

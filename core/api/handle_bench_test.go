@@ -9,7 +9,7 @@ import (
 // The whole request path natively: decode nothing (the Request is built), route, parse,
 // compute, render, encode. Allocations here are what TinyGo's GC would have to collect.
 func benchHandle(b *testing.B, target string) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 1 << 40 // measure the operation, not the 429 it would soon get
 	s := NewServer(cfg, bundledCatalog(b), nil,
 		func() int64 { return 1795392000000 }, // 2026-11-22T00:00:00Z

@@ -38,7 +38,7 @@ func offered(t *testing.T, body []byte, vehicle int64) bool {
 
 func TestSetInventory(t *testing.T) {
 	cat := bundledCatalog(t)
-	s := testServer(t, DefaultConfig(), cat, nil)
+	s := testServer(t, testConfig(), cat, nil)
 	bundledVersion := s.InventoryVersion()
 	if !strings.HasPrefix(bundledVersion, "bundled-") {
 		t.Fatalf("InventoryVersion() = %q, want bundled-...", bundledVersion)
@@ -122,7 +122,7 @@ func TestSetInventory(t *testing.T) {
 // TestInventoryHeaderEverywhere: every answer carries X-Inventory-Version (errors, 429,
 // preflight, MCP, outside the base path); "none" without a catalog.
 func TestInventoryHeaderEverywhere(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	v := s.InventoryVersion()
 	for _, c := range []struct{ method, target string }{
 		{"GET", "/"}, {"GET", "/api/agent/depots"}, {"OPTIONS", "/api/agent/depots"}, {"PUT", "/api/agent/depots"},
@@ -133,18 +133,18 @@ func TestInventoryHeaderEverywhere(t *testing.T) {
 			t.Errorf("%s %s: x-inventory-version %q, want %q", c.method, c.target, got, v)
 		}
 	}
-	r := do(testServer(t, DefaultConfig(), nil, nil), "GET", "/api/agent/depots")
+	r := do(testServer(t, testConfig(), nil, nil), "GET", "/api/agent/depots")
 	if got := r.Header("x-inventory-version"); got != "none" {
 		t.Errorf("without a catalog: %q, want none", got)
 	}
-	if err := testServer(t, DefaultConfig(), nil, nil).SetInventory([]byte("CVIX\x01")); err == nil {
+	if err := testServer(t, testConfig(), nil, nil).SetInventory([]byte("CVIX\x01")); err == nil {
 		t.Error("SetInventory without a catalog succeeded")
 	}
 }
 
 // TestAvailabilityAllocsWithETag: the ETag costs no allocation per request.
 func TestAvailabilityAllocsWithETag(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	var w Response
 	req := &Request{Method: "GET", Target: invSearch, Headers: []Header{{Name: "if-none-match", Value: `"x"`}}}
 	s.Handle(req, &w)

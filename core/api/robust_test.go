@@ -181,11 +181,11 @@ func TestNosniffEverywhere(t *testing.T) {
 		t.Fatalf("status %d after %d requests, want 429", d.Status, s.cfg.RateLimit+1)
 	}
 	// 503: maintenance and a missing catalog.
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.Maintenance = true
 	for _, m := range []*Server{
 		NewServer(cfg, bundledCatalog(t), nil, func() int64 { return robustNow }, func([]byte) {}, nil),
-		NewServer(DefaultConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
+		NewServer(testConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
 	} {
 		r := &Request{Method: "GET", Target: "/api/agent/depots"}
 		m.Handle(r, &w)

@@ -144,12 +144,3 @@ func clientKey(req *wire.Request) string {
 }
 
 const maxClientKey = 64
-
-// quoteID returns 128 random bits as 32 hex digits.
-func (s *Server) quoteID(b []byte) []byte {
-	s.random(s.quoteIDRaw[:])
-	for _, c := range s.quoteIDRaw {
-		b = append(b, wire.HexDigits[c>>4], wire.HexDigits[c&0xf])
-	}
-	return b
-}

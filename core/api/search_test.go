@@ -13,7 +13,7 @@ import (
 // interferes (the tests below send hundreds of requests).
 func searchServer(t *testing.T) *Server {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 1 << 30
 	return testServer(t, cfg, bundledCatalog(t), nil)
 }
@@ -233,7 +233,7 @@ func TestErrorCodes(t *testing.T) {
 	if d := do(s, "PUT", "/api/agent/depots"); !strings.Contains(string(d.Body), `"code":"method_not_allowed"`) {
 		t.Errorf("405: %s", d.Body)
 	}
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.Maintenance = true
 	if d := do(testServer(t, cfg, bundledCatalog(t), nil), "GET", "/api/agent/depots"); d.Status != 503 || !strings.Contains(string(d.Body), `"code":"unavailable"`) {
 		t.Errorf("503: %d %s", d.Status, d.Body)

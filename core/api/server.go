@@ -8,6 +8,7 @@ import (
 	"bytes"
 
 	"github.com/campervan/agent-api/core/mcp"
+	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/ratelimit"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
@@ -22,24 +23,26 @@ type Server struct {
 	base   *rental.Catalog // the catalog as loaded, with the bundled bookings
 	catErr error           // why cat could not be loaded (every API request is then a 503)
 	now    func() int64    // unix milliseconds
-	random func([]byte)    // cryptographically random bytes (quote ids)
+	random func([]byte)    // cryptographically random bytes (quote id nonces)
 	logf   func(string)    // writes one log line (JSON); internal errors go here, never into a body
 	limit  *ratelimit.Limiter
 	mcp    *mcp.Endpoint
 
 	// Bodies and strings prepared once per Server. Strings that go into messages are
 	// built here because a concatenation on each request is a heap allocation under TinyGo.
-	depots       cached                // GET /depots: the same bytes for every request
-	openapi      cached                // GET /openapi.json (built on first use: docs)
-	indexDoc     cached                // GET /
-	vehicleParts []vehicleJSONParts    // per catalog vehicle, by index (api.go)
-	quoteNote    []byte                // the quote's note, escaped
-	cacheControl [nCacheClasses]string // Cache-Control of each cache class
-	hints        [][]string            // per operation and parameter: where its ids come from
-	refs         rental.Refs           // how the domain's messages name the operations
-	errOutside   *rental.Error         // 404 of a path outside the base path
-	errNoRoute   *rental.Error         // 404 of an unknown path under it
-	invVersion   string                // X-Inventory-Version: the inventory serving
+	depots       cached                                   // GET /depots: the same bytes for every request
+	openapi      cached                                   // GET /openapi.json (built on first use: docs)
+	indexDoc     cached                                   // GET /
+	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
+	quoteNote    []byte                                   // the quote's note, escaped
+	cacheControl [nCacheClasses]string                    // Cache-Control of each cache class
+	hints        [][]string                               // per operation and parameter: where its ids come from
+	refs         rental.Refs                              // how the domain's messages name the operations
+	errOutside   *rental.Error                            // 404 of a path outside the base path
+	errNoRoute   *rental.Error                            // 404 of an unknown path under it
+	invVersion   string                                   // X-Inventory-Version: the inventory serving
+	errNoKeys    *rental.Error                            // 503 of the quote operations without QUOTE_SIGNING_KEYS
+	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
 
 	// Per-request scratch: each buffer belongs to one step of a request.
 	op          *Op      // the operation being answered
@@ -48,13 +51,15 @@ type Server struct {
 	offers      []rental.Offer
 	picks       []rental.Pick
 	quote       rental.Quote
-	bookingLink []byte   // this search's booking link up to the vehicle id
-	extrasBody  []byte   // the accessories or insurance list before it is sent
-	extrasETag  []byte   // its ETag
-	searchETag  []byte   // the ETag of an availability answer
-	rateHeader  []byte   // the value of a RateLimit or RateLimit-Policy header
-	quoteIDRaw  [16]byte // a field, not a local: a local passed to a func value escapes under TinyGo
+	bookingLink []byte // this search's booking link up to the vehicle id
+	extrasBody  []byte // the accessories or insurance list before it is sent
+	extrasETag  []byte // its ETag
+	searchETag  []byte // the ETag of an availability answer
+	rateHeader  []byte // the value of a RateLimit or RateLimit-Policy header
 	mcpReq      wire.Request
+	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
+	checked     quotetoken.Quote // the quote id being checked
+	checkBody   []byte           // the re-priced quote of a check, before it is sent
 	filter      rental.Filter
 	alts        []rental.Alternative // an error's ways forward (suggest.go)
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
@@ -87,6 +92,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		s.classList = orList(cat.Classes())
 	}
 	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
+	s.initQuotes()
 	s.buildIndex()
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
