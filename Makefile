@@ -13,10 +13,11 @@ ifeq ($(shell command -v go),)
 export PATH := /usr/local/go/bin:$(PATH)
 endif
 # TinyGo flags of the shipped module (RATIONALE.md): a WASI reactor with exports,
-# no scheduler (nothing on the request path needs one), optimised for speed.
-TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt 2 -no-debug
+# no scheduler (nothing on the request path needs one), optimised for size (-opt z: the
+# module is compiled at every cold start; the Go code is 1-2 us of a request, RATIONALE.md).
+TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt z -no-debug
 
-.PHONY: all deps deps-check build build-go dev test dry-run deploy bench clean fuzz soak
+.PHONY: all deps deps-check build build-go dev test dry-run deploy bench clean fuzz soak allocs publish scale
 
 all: build
 
@@ -49,13 +50,31 @@ build-go: deps-check
 	@printf 'build/go-worker/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
 
 # Prints "make dev: ready on ..." with a curl to try once the API answers; Ctrl-C stops it.
-dev: build
+# The first run writes .dev.vars (git-ignored) with a random quote signing key: the
+# secret QUOTE_SIGNING_KEYS that wrangler dev hands the Worker (docs/quote-token.md).
+dev: build .dev.vars
 	@u=http://127.0.0.1:$(PORT)/api/agent; sh=$$$$; \
 	if command -v curl >/dev/null; then ( for i in $$(seq 600); do sleep 0.5; kill -0 $$sh 2>/dev/null || exit 0; \
 	  curl -sf -o /dev/null $$u/ || continue; \
 	  printf '\nmake dev: ready on %s/ (Ctrl-C stops it). Try:\n  curl -s %s/depots\n\n' $$u $$u; exit 0; done ) & fi; \
 	exec build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
-	  --persist-to .wrangler/state --show-interactive-dev-session=false
+	  --persist-to .wrangler/state --show-interactive-dev-session=false --var INVENTORY_REFRESH_SECONDS:2
+
+# Publish a reservation feed as the live inventory (docs/inventory.md): validated against
+# data/, written to make dev's local KV (.wrangler/state; a running make dev shows it
+# within ~2 s), or with REMOTE=1 to the deployed INVENTORY namespace.
+publish: deps-check
+	@test -n "$(FEED)" || { echo 'usage: make publish FEED=path/to/bookings.json [REMOTE=1]' >&2; exit 2; }
+	$(GO) run ./build/publish -feed "$(FEED)" $(if $(REMOTE),-remote)
+
+# The inventory at scale: 100,000 bookings over 2,000 vehicles at 6 depots (synthetic, in
+# build/scale/): blob size, build and decode time natively and under TinyGo/wazero.
+scale: deps-check
+	$(GO) run ./build/scale -out build/scale -tinygo $(TINYGO)
+
+.dev.vars:
+	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@
+	@echo "make dev: wrote .dev.vars with a new random quote signing key (local only, never committed)"
 
 test: build build-go
 	$(GO) vet ./...
@@ -64,12 +83,19 @@ test: build build-go
 	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
 
+# Heap allocations per request in the TinyGo module (build/memstats.wasm: the shipped
+# build plus a mallocs export): every request path of TestWasmAllocs must make none.
+allocs: deps-check
+	$(TINYGO) build $(TINYGO_FLAGS) -tags memstats -o build/memstats.wasm ./worker
+	$(GO) test -count=1 -run '^TestWasmAllocs$$' -v ./worker -wasm ../build/memstats.wasm 2>&1 | grep -E '^(---|\s+wasm_bench_test|ok|FAIL|PASS)'; exit $${PIPESTATUS[0]}
+
 # Fuzz every target of core/... for FUZZTIME each, one at a time (make fuzz FUZZTIME=10m).
 # Seeds: core/<package>/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
 FUZZTIME ?= 30s
 FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
   ./core/rental:FuzzParseDate ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
+  ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
   ./core/limit:FuzzClientOf ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \

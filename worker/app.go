@@ -34,3 +34,14 @@ func newServer(vars []wire.Header, now func() int64, random func([]byte), logf f
 func errorLine(msg string) string {
 	return string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), msg)) + "}"
 }
+
+// setInventory hands blob to the server (api.Server.SetInventory) and logs the outcome:
+// 0 when it serves, 1 when it was refused and the previous inventory still serves.
+func setInventory(s *api.Server, blob []byte, logf func(string)) uint32 {
+	if err := s.SetInventory(blob); err != nil {
+		logf(errorLine("inventory " + rental.InventoryVersion(blob) + " refused, still serving " + s.InventoryVersion() + ": " + err.Error()))
+		return 1
+	}
+	logf(`{"level":"info","msg":"inventory ` + s.InventoryVersion() + ` serving"}`)
+	return 0
+}

@@ -65,7 +65,8 @@ func startDev(t *testing.T, config string, extra ...string) *devServer {
 	persist := t.TempDir()
 	args := append([]string{"dev", "-c", config, "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
 		"--inspector-port", fmt.Sprint(inspector), "--persist-to", persist,
-		"--show-interactive-dev-session=false", "--log-level", "warn"}, extra...)
+		"--show-interactive-dev-session=false", "--log-level", "warn",
+		"--var", "QUOTE_SIGNING_KEYS:" + testQuoteKeys}, extra...) // the secret, whatever .dev.vars holds
 	cmd := exec.Command(filepath.Join(root, "build/wrangler.sh"), args...)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -147,14 +148,17 @@ func (d *devServer) do(t *testing.T, req wire.Request) wire.DecodedResponse {
 }
 
 var (
-	volatile = regexp.MustCompile(`"quoteId":"[0-9a-f]{32}","expiresAt":"[0-9T:Z-]{20}"`)
+	// a quote's signed id carries its issue time and a random nonce; expiresAt is now + TTL
+	volatile     = regexp.MustCompile(`"quoteId":"[A-Za-z0-9_-]{20,200}","expiresAt":"[0-9T:Z-]{20}"`)
+	volatileLink = regexp.MustCompile(`quote_id=[A-Za-z0-9_-]{20,200}`)
 	// the same inside a JSON string (an MCP tool result's text block)
-	volatileEscaped = regexp.MustCompile(`\\"quoteId\\":\\"[0-9a-f]{32}\\",\\"expiresAt\\":\\"[0-9T:Z-]{20}\\"`)
+	volatileEscaped = regexp.MustCompile(`\\"quoteId\\":\\"[A-Za-z0-9_-]{20,200}\\",\\"expiresAt\\":\\"[0-9T:Z-]{20}\\"`)
 )
 
 // comparable masks what differs by design between two runs: the quote's id and expiry.
 func comparable(b []byte) string {
 	s := volatile.ReplaceAllString(string(b), `"quoteId":"<id>","expiresAt":"<time>"`)
+	s = volatileLink.ReplaceAllString(s, `quote_id=<id>`)
 	return volatileEscaped.ReplaceAllString(s, `"quoteId":"<id>","expiresAt":"<time>"`)
 }
 

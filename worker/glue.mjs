@@ -9,6 +9,9 @@
 //
 // A trap (a Go panic: TinyGo on wasm cannot recover) drops the instance; the request
 // is retried once on a fresh instance, and every later request gets the fresh one.
+//
+// The live inventory (docs/inventory.md): the bookings come from the INVENTORY KV
+// namespace, read in the background; no request but an isolate's first waits on KV.
 import wasmModule from "./app.wasm";
 
 const enc = new TextEncoder();
@@ -22,20 +25,25 @@ const dec = new TextDecoder();
 const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 const GET_HEADERS = 2;
-// The Worker vars core reads (wrangler.toml [vars]).
+// The Worker vars core reads (wrangler.toml [vars]) and its secret QUOTE_SIGNING_KEYS.
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
-  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"];
+  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"];
 // The most bytes of a POST body core takes (the MCP endpoint); one more byte tells it
 // the body is too long, and it answers 413 as it would for the whole body.
 const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
 // The answer to a request whose body cannot be read (the body's stream failed).
-const BODY_FAILED = '{"error":"the request body could not be read (a malformed chunked encoding, a body shorter than its Content-Length, or an upload that was aborted); send the JSON-RPC message again"}';
+const BODY_FAILED = '{"error":"the request body could not be read (a malformed chunked encoding, a body shorter than its Content-Length, or an upload that was aborted); send the JSON-RPC message again","code":"invalid_request","param":"body"}';
 const BODY_FAILED_HEADERS = [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"],
   ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]];
 
-let logRequests = true; // REQUEST_LOG var, read with the instance
+// REQUEST_LOG var, read with the instance: 2 = a line for every request ("all" or
+// "true"), 1 = only for the answers an operator acts on, 4xx but 429 and 5xx ("errors",
+// the default), 0 = none ("off" or "false"). Workers Logs (wrangler.toml
+// [observability]) records every invocation anyway, with its URL, status, CPU and wall
+// time; the line adds our route name, and costs ~15 us CPU (BENCHMARKS.md).
+let logLevel = 1;
 let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
 // This request's header values, reused (one request at a time per isolate).
 const HV_ALL = new Array(HEADERS.length).fill("");
@@ -173,13 +181,88 @@ function instantiate(env) {
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0 };
   state.mem = a.mem;
   a.ex._initialize();
-  logRequests = !(env && String(env.REQUEST_LOG).toLowerCase() === "false");
+  const rl = env && env.REQUEST_LOG != null ? String(env.REQUEST_LOG).toLowerCase() : "errors";
+  logLevel = rl === "all" || rl === "true" ? 2 : rl === "off" || rl === "false" || rl === "none" ? 0 : 1;
   const names = [], values = [];
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
   a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
+  // A fresh instance (an isolate's first, or after a trap) starts from the bundled
+  // bookings: it gets the last inventory this isolate took, without waiting on KV.
+  if (inv.blob !== null) {
+    try {
+      if (inventoryApply(a, inv.blob) !== 0) inv.blob = null;
+    } catch (err) { inv.blob = null; throw err; } // the retry starts from the bundled bookings
+  }
   return a;
+}
+
+// Live inventory. KV holds "inventory/current" (a version) and "inventory/<version>"
+// (the blob build/publish wrote). The first request of an isolate waits at most
+// INVENTORY_FIRST_WAIT_MS for it; after that the pointer is read in the background
+// (ctx.waitUntil) at most every INVENTORY_REFRESH_SECONDS, and the blob only when the
+// pointer moved. The module takes a blob in one call (inventory), between requests, or
+// refuses it and keeps serving the one it has. A KV failure is logged once per isolate;
+// serving goes on from the last inventory taken (the bundled one at first).
+const INVENTORY_POINTER = "inventory/current";
+const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
+const INVENTORY_FIRST_WAIT_MS = 1000;
+const inv = { pointer: null, blob: null, next: 0, pending: null, first: true, logged: false };
+
+function inventoryApply(a, bytes) {
+  const p = ensure(a, bytes.length);
+  a.u8.set(bytes, p);
+  return a.ex.inventory(bytes.length);
+}
+
+function inventoryFail(msg, err) {
+  if (inv.logged) return;
+  inv.logged = true;
+  console.error(JSON.stringify({ level: "error", msg: msg + "; serving the last inventory taken (logged once per isolate)", error: String(err) }));
+}
+
+async function inventoryRefresh(env) {
+  let ptr, buf;
+  try {
+    ptr = await env.INVENTORY.get(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
+    if (ptr === null || ptr === inv.pointer) return;
+    buf = await env.INVENTORY.get("inventory/" + ptr, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
+  } catch (err) {
+    inventoryFail("inventory KV read failed", err);
+    return;
+  }
+  if (buf === null) { // not visible here yet: read again at the next refresh
+    inventoryFail("inventory/" + ptr + " is missing from KV", "not found");
+    return;
+  }
+  inv.pointer = ptr; // tried once per version: a refused blob is not read again
+  const bytes = new Uint8Array(buf);
+  try {
+    if (app === null) app = instantiate(env);
+    if (inventoryApply(app, bytes) === 0) inv.blob = bytes;
+    else console.error(JSON.stringify({ level: "error", msg: "inventory/" + ptr + " refused (the line before says why); serving the previous version, and this one is not read again" }));
+  } catch (err) {
+    app = null;
+    console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
+  }
+}
+
+// inventoryTick starts a refresh when one is due; it returns a promise the isolate's
+// first request awaits (bounded), or null.
+function inventoryTick(env, ctx) {
+  if (!env || !env.INVENTORY || inv.pending !== null) return null;
+  const now = Date.now();
+  if (now < inv.next) return null;
+  const every = Number(env.INVENTORY_REFRESH_SECONDS);
+  inv.next = now + 1000 * (every > 0 ? every : 15);
+  const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
+  inv.pending = p;
+  ctx.waitUntil(p);
+  if (!inv.first) return null;
+  inv.first = false;
+  let timer;
+  return Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })]).finally(() => clearTimeout(timer));
 }
 
 // latin1 decodes the response's header block in one call: header names and values are
@@ -354,7 +437,6 @@ async function readBody(request) {
 
 export default {
   async fetch(request, env, ctx) {
-    const t0 = Date.now();
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
@@ -367,10 +449,12 @@ export default {
       } catch (err) {
         // A malformed chunked body, a client that aborted mid-upload, a body shorter
         // than its Content-Length: nothing core could answer, so the glue does.
-        if (logRequests) console.log('{"method":"POST","route":"-","status":400,"ms":' + (Date.now() - t0) + "}");
+        if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
         return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
       }
     }
+    const first = inventoryTick(env, ctx);
+    if (first !== null) await first;
     let r;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -391,8 +475,11 @@ export default {
     }
     if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
     // The request log line (method is an HTTP token and route one of ours: no escaping).
-    // It is the largest cost the glue adds (BENCHMARKS.md): REQUEST_LOG=false drops it.
-    if (logRequests) console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
+    // No duration: a Worker's clock stands still while it computes, and Workers Logs has
+    // the invocation's wall and CPU time.
+    if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
+      console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
+    }
     return new Response(r.body, { status: r.status, headers: r.headers });
   },
 };

@@ -104,8 +104,12 @@ func (c httpCase) request(ip string) wire.Request {
 	return r
 }
 
+// testQuoteKeys is the quote signing key of the tests (the secret QUOTE_SIGNING_KEYS;
+// `make dev` writes the same into a first .dev.vars, startDev passes it with --var).
+const testQuoteKeys = "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+
 // wranglerVars reads [vars] from wrangler.toml, so native and wasm runs use exactly
-// the configuration the Worker gets.
+// the configuration the Worker gets, plus the tests' quote signing key.
 func wranglerVars(t testing.TB) []wire.Header {
 	t.Helper()
 	b, err := os.ReadFile("../wrangler.toml")
@@ -128,7 +132,7 @@ func wranglerVars(t testing.TB) []wire.Header {
 	if len(vars) == 0 {
 		t.Fatal("wrangler.toml has no [vars]")
 	}
-	return vars
+	return append(vars, wire.Header{Name: "QUOTE_SIGNING_KEYS", Value: testQuoteKeys})
 }
 
 var (

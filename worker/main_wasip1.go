@@ -105,6 +105,22 @@ func kvDone(n uint32) uint32 {
 	return uint32(server.KVDone(inbuf[:n]))
 }
 
+// inventory takes a new inventory, the blob of rental.Catalog.DecodeInventory (n bytes
+// in the alloc buffer), and serves it from the next request on. It returns 0 when the
+// blob was taken, 1 when it was refused (the inventory serving is kept); either way it
+// logs one line saying which version serves. The glue calls it between requests.
+//
+//go:wasmexport inventory
+func inventory(n uint32) uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	if int(n) > len(inbuf) {
+		return 1
+	}
+	return setInventory(server, inbuf[:n], logLine)
+}
+
 // nowMillis reads the host's realtime clock (Date.now() in the Worker) straight from
 // WASI: TinyGo's time.Now passes a pointer to a local to clock_time_get, which makes
 // that local a heap allocation on every call; a package-level result slot does not.

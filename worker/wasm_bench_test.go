@@ -69,3 +69,63 @@ func BenchmarkWasmQuote(b *testing.B) {
 
 func BenchmarkWasmOutside(b *testing.B) { benchWasmStatus(b, "/nothing", 404) }
 func BenchmarkWasmNoRoute(b *testing.B) { benchWasmStatus(b, "/api/agent/vehicles", 404) }
+
+// The largest calendar: 63 start dates x 4 hire lengths (252 searches, ~476 KB of JSON).
+func BenchmarkWasmCalendarLargest(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21")
+}
+
+// The issue's done-when question: 17 start dates, 10 days, 4+ berths, automatic.
+func BenchmarkWasmCalendarDoneWhen(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
+}
+
+// TestWasmAllocs: the request paths allocate nothing in the TinyGo module once warm.
+// It needs a module built with -tags memstats (it exports mallocs): `make allocs`;
+// with the shipped module it is skipped.
+func TestWasmAllocs(t *testing.T) {
+	vars := append(wranglerVars(t), wire.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
+	a := newWasmApp(t, vars, fixedNow)
+	mallocs := a.mod.ExportedFunction("mallocs")
+	if mallocs == nil {
+		t.Skip("the module has no mallocs export: build it with -tags memstats (make allocs)")
+	}
+	ctx := context.Background()
+	count := func() uint64 {
+		r, err := mallocs.Call(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0]
+	}
+	for _, c := range allocCases {
+		req := wire.Request{Method: "GET", Target: c.target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
+		for i := 0; i < 20; i++ { // warm up: buffers grow to their size
+			a.do(t, &req)
+		}
+		const n = 500
+		before := count()
+		var status int
+		for i := 0; i < n; i++ {
+			d, _ := wire.DecodeResponse(a.do(t, &req))
+			status = d.Status
+		}
+		got := count() - before
+		t.Logf("%-14s %d: %d mallocs in %d requests", c.name, status, got, n)
+		if status != c.status {
+			t.Errorf("%s: status %d, want %d", c.name, status, c.status)
+		}
+		if got != 0 {
+			t.Errorf("%s: %d heap allocations in %d requests, want 0", c.name, got, n)
+		}
+	}
+}
+
+var allocCases = []struct {
+	name, target string
+	status       int
+}{
+	{"depots", "/api/agent/depots", 200},
+	{"availability", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19", 200},
+	{"quote (sign)", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", 200},
+}

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -84,15 +87,21 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 	if e != nil {
 		return e
 	}
-	if e = s.checkParams(); e != nil {
+	if e = s.q.filter(&s.filter, s.cat.Classes(), s.classList); e != nil {
 		return e
 	}
-	s.offers, e = s.cat.Availability(sr, s.offers[:0])
+	order, e := s.q.sortParam()
 	if e != nil {
 		return e
 	}
-	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
+	if e = s.checkParams(); e != nil {
+		return e
+	}
+	s.offers, e = s.cat.AvailabilityFiltered(sr, &s.filter, s.offers[:0])
+	if e != nil {
+		return s.suggestFor(e, &sr, 0)
+	}
+	sortOffers(s.offers, order)
 	// The booking link is the same for every offer up to the vehicle id: built once.
 	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
 	b := append(w.Body, '[')
@@ -101,20 +110,94 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		if i > 0 {
 			b = append(b, ',')
 		}
-		vj := s.vehicleJSON(o.Vehicle)
+		vj := s.vehicleJSON(o)
 		b = append(b, vj.head...) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		b = wire.AppendMoney(b, o.DailyRateCents)
-		b = append(b, vj.mid...) // ,"imageUrl":"...","days":
+		b = append(b, vj.mid...) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
 		b = wire.AppendInt(b, int64(o.Days))
-		b = append(b, `,"rentalFee":`...)
-		b = wire.AppendMoney(b, o.RentalCents)
+		b = appendFees(b, o)
 		b = append(b, `,"bookingUrl":"`...)
 		b = append(b, s.bookingLink...)
 		b = append(b, vj.id...)
 		b = append(b, `"}`...)
 	}
 	w.Body = append(b, ']')
+	s.answerSearch(req, w)
 	return nil
+}
+
+// answerSearch answers a search whose body is in w.Body (availability, the calendar):
+// 200 with an ETag, or 304 when the client has it.
+func (s *Server) answerSearch(req *wire.Request, w *wire.Response) {
+	// The ETag follows the inventory: the same offers from another version get another.
+	s.searchETag = append(s.searchETag[:0], '"')
+	s.searchETag = wire.AppendHex64(s.searchETag, wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
+	s.searchETag = append(s.searchETag, '"')
+	etag := wire.BytesString(s.searchETag)
+	if notModified(req, etag) {
+		w.Body = w.Body[:0]
+		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		return
+	}
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	w.SetHeader("etag", etag)
+}
+
+// appendFees appends an offer's rentalFee, routeFee and totalAmount. Without a route
+// fee the total is the rental fee: its digits are copied, not formatted again (money
+// formatting was a third of the largest calendar's time).
+func appendFees(b []byte, o *rental.Offer) []byte {
+	b = append(b, `,"rentalFee":`...)
+	start := len(b)
+	b = wire.AppendMoney(b, o.RentalCents)
+	end := len(b)
+	if o.RouteCents == 0 && o.TotalCents == o.RentalCents {
+		b = append(b, `,"routeFee":0,"totalAmount":`...)
+		return append(b, b[start:end]...)
+	}
+	b = append(b, `,"routeFee":`...)
+	b = wire.AppendMoney(b, o.RouteCents)
+	b = append(b, `,"totalAmount":`...)
+	return wire.AppendMoney(b, o.TotalCents)
+}
+
+// sortOffers orders offers (by vehicle id on entry) stably; sortNone keeps them.
+func sortOffers(offers []rental.Offer, order sortOrder) {
+	switch order {
+	case sortPrice:
+		byPriceInsertion(offers)
+	case sortPriceDesc:
+		slices.SortStableFunc(offers, byPriceDesc)
+	case sortBerths:
+		slices.SortStableFunc(offers, byBerths)
+	}
+}
+
+// byPriceInsertion sorts offers by TotalCents, stably. Hand-written for the calendar's
+// hot loop (252 sorts of up to a fleet's vehicles per call): slices.SortStableFunc
+// calls its comparison through a function value and was 12% of the largest calendar's
+// time natively; this loop compares the field in place.
+func byPriceInsertion(offers []rental.Offer) {
+	for i := 1; i < len(offers); i++ {
+		if offers[i].TotalCents >= offers[i-1].TotalCents {
+			continue
+		}
+		o := offers[i]
+		j := i
+		for ; j > 0 && offers[j-1].TotalCents > o.TotalCents; j-- {
+			offers[j] = offers[j-1]
+		}
+		offers[j] = o
+	}
+}
+
+func byPriceDesc(a, b rental.Offer) int { return cmp.Compare(b.TotalCents, a.TotalCents) }
+func byBerths(a, b rental.Offer) int {
+	if c := cmp.Compare(a.Vehicle.Berths, b.Vehicle.Berths); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.TotalCents, b.TotalCents)
 }
 
 // vehicleJSONParts are the parts of a search result that depend only on the vehicle,
@@ -122,24 +205,30 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 // on every request was the larger part of an availability search's time in wasm.
 type vehicleJSONParts struct {
 	head, mid, id []byte
+	cal           []byte // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
 }
 
 func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 	out := make([]vehicleJSONParts, len(vs))
 	for i := range vs {
 		v := &vs[i]
-		h := wire.AppendInt(append([]byte(nil), `{"vehicleId":`...), v.ID)
-		h = append(wire.AppendJSONString(append(h, `,"name":`...), v.Name), `,"rentalDailyRate":`...)
-		m := append(wire.AppendJSONString(append([]byte(nil), `,"imageUrl":`...), v.ImageURL), `,"days":`...)
-		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID)}
+		id := wire.AppendInt(append([]byte(nil), `{"vehicleId":`...), v.ID)
+		id = wire.AppendJSONString(append(id, `,"name":`...), v.Name)
+		h := append(append([]byte(nil), id...), `,"rentalDailyRate":`...)
+		facts := wire.AppendJSONString(append([]byte(nil), `,"class":`...), v.Class)
+		facts = wire.AppendInt(append(facts, `,"berths":`...), int64(v.Berths))
+		facts = wire.AppendJSONString(append(facts, `,"transmission":`...), v.Transmission)
+		m := append(wire.AppendJSONString(append([]byte(nil), `,"imageUrl":`...), v.ImageURL), facts...)
+		m = append(m, `,"days":`...)
+		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID), cal: append(id, facts...)}
 	}
 	return out
 }
 
 // vehicleJSON returns the pre-rendered parts for v (v comes from the catalog, so
 // its index is always in range; the check only keeps a bug from trapping the instance).
-func (s *Server) vehicleJSON(v *rental.Vehicle) *vehicleJSONParts {
-	if i := s.cat.VehicleIndex(v); i >= 0 && i < len(s.vehicleParts) {
+func (s *Server) vehicleJSON(o *rental.Offer) *vehicleJSONParts {
+	if i := o.Index; i >= 0 && i < len(s.vehicleParts) {
 		return &s.vehicleParts[i]
 	}
 	return &noVehicleParts
@@ -168,16 +257,16 @@ func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
 }
 
 func (s *Server) getAccessories(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	return s.getExtras(req, w, pathParam, true)
+	return s.getExtras(req, w, pathParam, true, nowMs)
 }
 
 func (s *Server) getInsurance(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	return s.getExtras(req, w, pathParam, false)
+	return s.getExtras(req, w, pathParam, false, nowMs)
 }
 
 // getExtras answers accessories and insurance-types. Without dates the lists are
 // static (cacheable, ETag); with both dates each item also carries its cost.
-func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, accessories bool) *rental.Error {
+func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, accessories bool, nowMs int64) *rental.Error {
 	id, e := parseID(s.op.pathParam, "path parameter ", vehicle)
 	if e != nil {
 		return e
@@ -189,15 +278,15 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 	}
 	v := s.cat.Vehicle(id)
 	if v == nil {
-		return rental.Invalid("vehicleId", "path parameter vehicleId: vehicle "+string(wire.AppendInt(nil, id))+" does not exist; vehicle ids come from GET "+s.cfg.BasePath+"/vehicles/availability")
+		return rental.InvalidCode(rental.CodeUnknownID, "vehicleId", "path parameter vehicleId: vehicle "+string(wire.AppendInt(nil, id))+" does not exist; vehicle ids come from GET "+s.cfg.BasePath+"/vehicles/availability")
 	}
 	days := 0
 	if hasPick || hasDrop {
 		if !hasPick {
-			return rental.Invalid("pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
+			return rental.InvalidCode(rental.CodeMissingParameter, "pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
 		}
 		if !hasDrop {
-			return rental.Invalid("drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
+			return rental.InvalidCode(rental.CodeMissingParameter, "drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
 		}
 		p, e := parseDateParam("pick_up_date", pick)
 		if e != nil {
@@ -207,13 +296,11 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 		if e != nil {
 			return e
 		}
-		if d < p {
-			return rental.Invalid("drop_off_date", "drop_off_date "+d.String()+" is before pick_up_date "+p.String()+"; the drop-off date must be on or after the pick-up date")
+		// The hire-date rules of searches and quotes (those that need no depot).
+		if e = s.cat.CheckHireDates(p, d, rental.NZToday(wire.FloorDiv(nowMs, 1000))); e != nil {
+			return e
 		}
 		days = int(d-p) + 1
-		if days > s.cat.MaxHireDays() {
-			return rental.Invalid("drop_off_date", "the hire is "+string(wire.AppendInt(nil, int64(days)))+" days long; the longest hire is "+string(wire.AppendInt(nil, int64(s.cat.MaxHireDays())))+" days")
-		}
 	}
 	b := append(s.extrasBody[:0], '[')
 	if accessories {
@@ -278,6 +365,9 @@ func appendExtraTail(b []byte, days int, costCents int64) []byte {
 }
 
 func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if s.cfg.QuoteKeys == nil {
+		return s.errNoKeys
+	}
 	var qr rental.QuoteRequest
 	var e *rental.Error
 	if qr.Search, e = s.search(nowMs); e != nil {
@@ -298,16 +388,22 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 		return e
 	}
 	if e = s.cat.Quote(qr, &s.quote); e != nil {
-		return e
+		return s.suggestFor(e, &qr.Search, qr.VehicleID)
 	}
-	q := &s.quote
 	w.Status = 200
 	common(w, s.cacheControl[s.op.Cache])
-	b := w.Body[:0]
+	w.Body = s.appendQuote(w.Body[:0], &qr.Search, &s.quote, nowMs)
+	return nil
+}
+
+// appendQuote writes quote q of search sr with a new signed quoteId, issued now.
+func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
 	b = append(b, `{"quoteId":"`...)
-	b = s.quoteID(b)
+	idStart := len(b)
+	b = s.signQuote(b, sr, q, nowMs)
+	idEnd := len(b)
 	b = append(b, `","expiresAt":"`...)
-	b = appendRFC3339(b, wire.FloorDiv(nowMs, 1000)+s.cfg.QuoteTTLSeconds)
+	b = appendRFC3339(b, s.tok.ExpiresAt)
 	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
 	b = wire.AppendMoney(b, q.RentalCents)
 	b = append(b, `,"routeFee":`...)
@@ -344,6 +440,8 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	}
 	b = append(b, `,"totalAmount":`...)
 	b = wire.AppendMoney(b, q.TotalCents)
+	b = append(b, `,"gstIncluded":`...)
+	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
 	b = append(b, `,"note":`...)
 	b = append(b, s.quoteNote...)
 	b = append(b, `,"vehicleId":`...)
@@ -351,7 +449,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	b = append(b, `,"days":`...)
 	b = wire.AppendInt(b, int64(q.Days))
 	b = append(b, `,"checkoutUrl":"`...)
-	b = s.appendHandoff(b, &qr.Search, q.Vehicle.ID)
+	b = s.appendHandoff(b, sr, q.Vehicle.ID)
 	if q.Insurance != nil {
 		b = append(b, "&insurance_id="...)
 		b = wire.AppendInt(b, q.Insurance.ID)
@@ -369,8 +467,9 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 			}
 		}
 	}
-	w.Body = append(b, `"}`...)
-	return nil
+	b = append(b, "&quote_id="...)
+	b = append(b, b[idStart:idEnd]...) // base64url: nothing to escape
+	return append(b, `"}`...)
 }
 
 // appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".

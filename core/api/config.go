@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/wire"
 )
 
@@ -31,6 +32,10 @@ type Config struct {
 	// POST to the MCP endpoint; a request with any other Origin header gets 403
 	// (MCP's DNS-rebinding rule). Requests without Origin are accepted.
 	MCPAllowedOrigins []string
+	// QuoteKeys signs quote ids (the first key) and verifies them (every key): the
+	// Worker secret QUOTE_SIGNING_KEYS, "kid:base64url-key[,kid:key...]". Without it
+	// the quote operations answer 503 and the others work.
+	QuoteKeys *quotetoken.Keyring
 }
 
 // DefaultConfig returns the configuration used when a var is not set.
@@ -42,16 +47,17 @@ func DefaultConfig() Config {
 		RateLimit:         100,
 		RateWindowSeconds: 60,
 		StaticMaxAge:      300,
-		SearchMaxAge:      30,
+		SearchMaxAge:      10,
 		RetryAfterSeconds: 120,
 	}
 }
 
-// Vars are the names of the Worker vars ConfigFromVars reads. Every shell passes
+// Vars are the names of the Worker vars ConfigFromVars reads (QUOTE_SIGNING_KEYS is a
+// secret: `wrangler secret put`, or .dev.vars under `make dev`, never wrangler.toml). Every shell passes
 // these (worker/glue.mjs and wrangler.toml are held to this list by a test in worker/).
 var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
 	"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
-	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS"}
+	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"}
 
 // RequestHeaders are the request headers Handle reads (lower case). Every shell passes
 // these and no others.
@@ -90,6 +96,14 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 			c.Maintenance, err = strconv.ParseBool(val)
 		case "MCP_ALLOWED_ORIGINS":
 			c.MCPAllowedOrigins, err = origins(val)
+		case "QUOTE_SIGNING_KEYS":
+			if val == "" {
+				break // no keys: the quote operations answer 503
+			}
+			if c.QuoteKeys, err = quotetoken.ParseKeys(val); err != nil {
+				// never the value: it is a secret
+				return DefaultConfig(), &configError{name: v.Name, why: err.Error()}
+			}
 		default:
 			for _, n := range ints {
 				if n.name == v.Name {
@@ -98,15 +112,18 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 			}
 		}
 		if err != nil {
-			return DefaultConfig(), &configError{v.Name, v.Value}
+			return DefaultConfig(), &configError{name: v.Name, value: v.Value}
 		}
 	}
 	return c, nil
 }
 
-type configError struct{ name, value string }
+type configError struct{ name, value, why string }
 
 func (e *configError) Error() string {
+	if e.why != "" {
+		return "config: secret " + e.name + " is invalid: " + e.why
+	}
 	return "config: var " + e.name + " has an invalid value " + strconv.Quote(e.value)
 }
 

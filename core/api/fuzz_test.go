@@ -30,7 +30,7 @@ const robustNow = int64(1795305600000)
 // (a fresh rate limiter each time, so the fuzzer never drifts into 429s).
 func robustServer(tb testing.TB) *Server {
 	tb.Helper()
-	return NewServer(DefaultConfig(), bundledCatalog(tb), nil,
+	return NewServer(testConfig(), bundledCatalog(tb), nil,
 		func() int64 { return robustNow },
 		func(b []byte) {
 			for i := range b {

@@ -9,7 +9,7 @@ import (
 // The whole request path natively: decode nothing (the Request is built), route, parse,
 // compute, render, encode. Allocations here are what TinyGo's GC would have to collect.
 func benchHandle(b *testing.B, target string) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 1 << 40 // measure the operation, not the 429 it would soon get
 	s := NewServer(cfg, bundledCatalog(b), nil,
 		func() int64 { return 1795392000000 }, // 2026-11-22T00:00:00Z
@@ -49,3 +49,17 @@ func BenchmarkHandleQuote(b *testing.B) {
 }
 
 func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehicles/5/accessories") }
+
+func BenchmarkHandleAvailabilityFiltered(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-15&drop_off_date=2027-03-24&min_berths=4&transmission=automatic&class=motorhome&max_total=2500&sort=price")
+}
+
+// The largest calendar: 63 start dates x 4 hire lengths, every vehicle (252 searches).
+const calendarLargest = "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"
+
+func BenchmarkHandleCalendarLargest(b *testing.B) { benchHandle(b, calendarLargest) }
+
+// The done-when question: 17 start dates, one length, two filters.
+func BenchmarkHandleCalendarDoneWhen(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/quotetoken"
 	. "github.com/campervan/agent-api/core/rental"
 
 	"os"
@@ -66,3 +67,18 @@ func search(from, to int64, pickUp, dropOff string) Search {
 
 // maxEcho is how many runes of client input a message echoes (wire.Clean).
 const maxEcho = 40
+
+// testQuoteKeys is the quote signing key of the tests and of `make dev`'s first
+// .dev.vars (bytes 0 to 31), never a deployment's.
+const testQuoteKeys = "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+
+// testConfig is DefaultConfig with the tests' quote signing key.
+func testConfig() Config {
+	c := DefaultConfig()
+	k, err := quotetoken.ParseKeys(testQuoteKeys)
+	if err != nil {
+		panic(err)
+	}
+	c.QuoteKeys = k
+	return c
+}

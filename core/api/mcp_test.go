@@ -81,7 +81,7 @@ func toolsList(t *testing.T, s *Server) []any {
 // TestMCPToolSchemasMatchOpenAPI: each tool's inputSchema is its operation's
 // parameters and its outputSchema the 200 schema, as the served document says.
 func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	doc := decodeJSON(t, do(s, "GET", "/api/agent/openapi.json").Body)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	paths := doc["paths"].(map[string]any)
@@ -167,7 +167,7 @@ func callTool(t *testing.T, s *Server, name, args string) map[string]any {
 // outputSchema (additional properties closed, to catch undocumented fields) and its
 // text block holds the same JSON.
 func TestMCPToolResultsValidate(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	schemas := map[string]*openapi3.Schema{}
 	for _, x := range toolsList(t, s) {
 		tool := x.(map[string]any)
@@ -232,7 +232,7 @@ func closeObjects(s *openapi3.Schema, seen map[*openapi3.Schema]bool) {
 // TestMCPToolErrorsAreTheAPIErrors: a bad argument gives isError with exactly the
 // message of the HTTP API's 400/404 for the same request.
 func TestMCPToolErrorsAreTheAPIErrors(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	cases := []struct{ tool, args, target string }{
 		{"search_vehicles", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10"}`, "/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10"},
 		{"search_vehicles", `{"pick_up_depot_id":"abc","drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20"}`, "/vehicles/availability?pick_up_depot_id=abc&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20"},
@@ -274,7 +274,7 @@ func TestMCPToolErrorsAreTheAPIErrors(t *testing.T) {
 
 // TestMCPProtocol: the JSON-RPC and transport answers of both eras.
 func TestMCPProtocol(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.MCPAllowedOrigins = []string{"https://agent.example"}
 	s := testServer(t, cfg, bundledCatalog(t), nil)
 	type c struct {
@@ -381,7 +381,7 @@ func mcpPostRaw(s *Server, body string, hs ...Header) DecodedResponse {
 
 // TestMCPRateLimit: each POST to /mcp counts; other methods there do not.
 func TestMCPRateLimit(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 2
 	s := testServer(t, cfg, bundledCatalog(t), nil)
 	do(s, "GET", "/api/agent/mcp")
@@ -396,7 +396,7 @@ func TestMCPRateLimit(t *testing.T) {
 
 // TestMCPNeverPanics throws random and mutated bodies at the endpoint.
 func TestMCPNeverPanics(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.RateLimit = 1 << 30
 	s := testServer(t, cfg, bundledCatalog(t), nil)
 	seeds := []string{

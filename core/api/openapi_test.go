@@ -10,7 +10,7 @@ import (
 
 func TestRenderOpenAPI(t *testing.T) {
 	for _, base := range []string{"/api/agent", "/v1/\"x\"", ""} {
-		cfg := DefaultConfig()
+		cfg := testConfig()
 		cfg.BasePath = base
 		cfg.RateLimit = 7
 		b := renderOpenAPI(&cfg)
@@ -48,7 +48,7 @@ func TestRenderOpenAPI(t *testing.T) {
 }
 
 func TestOpenAPIRoute(t *testing.T) {
-	s := testServer(t, DefaultConfig(), bundledCatalog(t), nil)
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	d := do(s, "GET", "/api/agent/openapi.json")
 	if d.Status != 200 || d.Header("etag") == "" || d.Header("cache-control") != "public, max-age=300" || !json.Valid(d.Body) {
 		t.Fatalf("GET openapi.json: %d etag %q cache-control %q", d.Status, d.Header("etag"), d.Header("cache-control"))

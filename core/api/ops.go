@@ -69,6 +69,11 @@ var (
 	pDropOffDate  = Param{Name: "drop_off_date", Required: true}
 	pPickUpDay    = Param{Name: "pick_up_date"} // optional: the extras' cost for a period
 	pDropOffDay   = Param{Name: "drop_off_date"}
+	// The filters of a search (availability and its calendar).
+	pMinBerths    = Param{Name: "min_berths"}
+	pTransmission = Param{Name: "transmission"}
+	pClass        = Param{Name: "class"}
+	pMaxTotal     = Param{Name: "max_total"}
 )
 
 var ops = [...]Op{
@@ -78,9 +83,14 @@ var ops = [...]Op{
 		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
 			Lead: "Step 1: list every depot (id, name, pick-up and drop-off times, opening hours and closed public holidays). A depot's id is pick_up_depot_id / drop_off_depot_id of search_vehicles and get_quote. Takes no arguments."}},
 	{Path: "/vehicles/availability", Cache: cacheSearch, handle: (*Server).getAvailability,
-		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate},
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
 			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
+	{Path: "/vehicles/availability/calendar", Cache: cacheSearch, handle: (*Server).getCalendar,
+		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
+			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal},
+		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
+			Lead: "Step 2 when the dates are flexible: one call answers every start date from earliest_pick_up_date to latest_pick_up_date (at most 63 dates) for one hire length in days (or up to 4, \"7,10,14\"), with the vehicles free for each, cheapest first, and their totalAmount (vehicle only, equal to get_quote without extras). Filters as search_vehicles, plus vehicle_id for one vehicle. A day without vehicles says why in reason. Then get_quote for the chosen vehicle and dates."}},
 	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
 		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
 		Tool: mcp.Tool{Name: "list_accessories", Title: "List a vehicle's accessories", Wrap: "accessories", PathHint: "a vehicleId from search_vehicles",
@@ -209,6 +219,7 @@ func (o mcpOps) OpenAPI() []byte {
 
 func (o mcpOps) Run(tool int, pathParam string, query []byte, out *wire.Response, nowMs int64) (string, bool) {
 	s := o.s
+	s.sugg = s.sugg[:0]
 	e := s.q.parse(wire.BytesString(query))
 	if e == nil {
 		s.mcpReq = wire.Request{Method: "GET"}

@@ -47,24 +47,24 @@ func (q *query) parse(raw string) *rental.Error {
 		}
 		var ok bool
 		if key, ok = q.unescape(key); !ok {
-			return rental.Invalid("query", "the query string has a malformed percent-escape in a parameter name")
+			return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter name")
 		}
 		if val, ok = q.unescape(val); !ok {
 			if key == "" {
-				return rental.Invalid("query", "the query string has a malformed percent-escape in a parameter without a name")
+				return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
 			}
 			return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
 		}
 		if key == "" {
-			return rental.Invalid("query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
+			return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
 		}
 		for i := 0; i < q.n; i++ {
 			if q.p[i].key == key {
-				return rental.Invalid(key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
+				return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
 			}
 		}
 		if q.n == maxParams {
-			return rental.Invalid("query", "too many query parameters (the limit is 16)")
+			return rental.InvalidCode(rental.CodeTooMany, "query", "too many query parameters (the limit is 16)")
 		}
 		q.p[q.n] = param{key: key, val: val}
 		q.n++
@@ -114,12 +114,14 @@ func unhex(c byte) int {
 	return -1
 }
 
-// get returns the value of key and whether it was given, and marks it used.
+// get returns the value of key and whether it was given, and marks it used. An
+// empty value ("key=" or "key") counts as absent, for every parameter alike: a
+// required one is then missing, an optional one takes its default.
 func (q *query) get(key string) (string, bool) {
 	for i := 0; i < q.n; i++ {
 		if q.p[i].key == key {
 			q.p[i].used = true
-			return q.p[i].val, true
+			return q.p[i].val, q.p[i].val != ""
 		}
 	}
 	return "", false
@@ -131,9 +133,9 @@ func (q *query) unknown(accepted string) *rental.Error {
 		if !q.p[i].used {
 			k := q.p[i].key
 			if accepted == "" {
-				return rental.Invalid(k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation takes no query parameters")
+				return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation takes no query parameters")
 			}
-			return rental.Invalid(k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation accepts "+accepted)
+			return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation accepts "+accepted)
 		}
 	}
 	return nil
@@ -143,7 +145,7 @@ func (q *query) unknown(accepted string) *rental.Error {
 func (q *query) requiredID(key, hint string) (int64, *rental.Error) {
 	v, ok := q.get(key)
 	if !ok {
-		return 0, rental.Invalid(key, "missing required query parameter "+key+" ("+hint+")")
+		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" ("+hint+")")
 	}
 	return parseID(key, "query parameter ", v)
 }
@@ -151,7 +153,7 @@ func (q *query) requiredID(key, hint string) (int64, *rental.Error) {
 // optionalID reads an optional positive integer parameter; absent or empty gives 0.
 func (q *query) optionalID(key string) (int64, *rental.Error) {
 	v, ok := q.get(key)
-	if !ok || v == "" {
+	if !ok {
 		return 0, nil
 	}
 	return parseID(key, "query parameter ", v)
@@ -181,7 +183,7 @@ func parseID(param, kind, v string) (int64, *rental.Error) {
 func (q *query) requiredDate(key string) (rental.Date, *rental.Error) {
 	v, ok := q.get(key)
 	if !ok {
-		return 0, rental.Invalid(key, "missing required query parameter "+key+" (a date, YYYY-MM-DD)")
+		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" (a date, YYYY-MM-DD)")
 	}
 	return parseDateParam(key, v)
 }
@@ -223,7 +225,7 @@ func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
 		}
 		count++
 		if count > maxAccessories {
-			return dst, rental.Invalid("accessory_ids", "accessory_ids lists more than 20 ids (the limit, repeated ids included)")
+			return dst, rental.InvalidCode(rental.CodeTooMany, "accessory_ids", "accessory_ids lists more than 20 ids (the limit, repeated ids included)")
 		}
 		id, err := parseID("accessory_ids", "each id in ", item)
 		if err != nil {
@@ -248,4 +250,105 @@ func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
 		}
 	}
 	return dst, nil
+}
+
+// The accepted values of the search filters and of sort.
+const (
+	maxBerths = 20 // vehicles.json's bound on berths
+	// maxTotalCents bounds max_total (NZ$10,000,000): more digits are a 400, not an overflow.
+	maxTotalCents = 1_000_000_000
+	sortAccepted  = "price, -price or berths"
+)
+
+// sortOrder is the order of availability results.
+type sortOrder uint8
+
+const (
+	sortNone      sortOrder = iota // by vehicle id, as without sort
+	sortPrice                      // totalAmount ascending, then vehicle id
+	sortPriceDesc                  // totalAmount descending, then vehicle id
+	sortBerths                     // berths ascending, then totalAmount, then vehicle id
+)
+
+// filter reads the optional filters of a search (min_berths, transmission, class,
+// max_total); classes are the catalog's class codes.
+func (q *query) filter(f *rental.Filter, classes []string, classList string) *rental.Error {
+	*f = rental.Filter{}
+	if v, ok := q.get("min_berths"); ok {
+		n, i := wire.ScanDigits(v, 1<<20)
+		if i != len(v) || n < 1 || n > maxBerths {
+			return rental.Invalid("min_berths", "query parameter min_berths must be an integer from 1 to 20, got "+wire.QuoteClean(v))
+		}
+		f.MinBerths = int(n)
+	}
+	if v, ok := q.get("transmission"); ok {
+		for _, t := range rental.Transmissions {
+			if v == t {
+				f.Transmission = t
+			}
+		}
+		if f.Transmission == "" {
+			return rental.Invalid("transmission", "query parameter transmission must be manual or automatic, got "+wire.QuoteClean(v))
+		}
+	}
+	if v, ok := q.get("class"); ok {
+		for _, c := range classes {
+			if v == c {
+				f.Class = c
+			}
+		}
+		if f.Class == "" {
+			return rental.Invalid("class", "query parameter class must be one of "+classList+", got "+wire.QuoteClean(v))
+		}
+	}
+	if v, ok := q.get("max_total"); ok {
+		c, ok := parseAmount(v)
+		if !ok {
+			return rental.Invalid("max_total", "query parameter max_total must be an amount in NZD greater than 0, with at most two decimals (such as 1600 or 1599.50), got "+wire.QuoteClean(v))
+		}
+		f.MaxTotalCents = c
+	}
+	return nil
+}
+
+// parseAmount reads a positive NZD amount with at most two decimals ("1600", "1599.5",
+// "1599.50") as cents, up to maxTotalCents.
+func parseAmount(v string) (int64, bool) {
+	whole, i := wire.ScanDigits(v, maxTotalCents/100+1)
+	if i == 0 || whole > maxTotalCents/100 {
+		return 0, false
+	}
+	cents := whole * 100
+	if i < len(v) {
+		frac := v[i:]
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 3 || !allDigits(frac[1:]) {
+			return 0, false
+		}
+		f := int64(frac[1]-'0') * 10
+		if len(frac) == 3 {
+			f += int64(frac[2] - '0')
+		}
+		cents += f
+	}
+	if cents <= 0 || cents > maxTotalCents {
+		return 0, false
+	}
+	return cents, true
+}
+
+// sortParam reads sort.
+func (q *query) sortParam() (sortOrder, *rental.Error) {
+	v, ok := q.get("sort")
+	if !ok {
+		return sortNone, nil
+	}
+	switch v {
+	case "price":
+		return sortPrice, nil
+	case "-price":
+		return sortPriceDesc, nil
+	case "berths":
+		return sortBerths, nil
+	}
+	return sortNone, rental.Invalid("sort", "query parameter sort must be "+sortAccepted+", got "+wire.QuoteClean(v))
 }

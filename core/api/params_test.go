@@ -45,7 +45,8 @@ func TestQueryParse(t *testing.T) {
 			t.Errorf("parse(%q) gave %d parameters, want %d", tt.raw, q.n, len(tt.want))
 		}
 		for k, v := range tt.want {
-			if got, ok := q.get(k); !ok || got != v {
+			// An empty value counts as absent (given false), for every parameter.
+			if got, ok := q.get(k); ok != (v != "") || got != v {
 				t.Errorf("parse(%q): %s = %q (given %v), want %q", tt.raw, k, got, ok, v)
 			}
 		}

@@ -10,8 +10,8 @@ import (
 
 const (
 	ctJSON    = "application/json; charset=utf-8"
-	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag"
-	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown. A quote is not a booking: complete it at checkoutUrl before expiresAt."
+	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"
+	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown; gstIncluded is the 15% GST it contains (totalAmount x 3/23, rounded half up to the cent). A quote is not a booking: complete it at checkoutUrl before expiresAt."
 )
 
 // common sets the headers every JSON response carries.
@@ -56,9 +56,37 @@ func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
 	if req.Method == "HEAD" {
 		return
 	}
-	w.Body = append(w.Body, `{"error":`...)
-	w.Body = wire.AppendJSONString(w.Body, e.Message)
-	w.Body = append(w.Body, '}')
+	b := append(w.Body, `{"error":`...)
+	b = wire.AppendJSONString(b, e.Message)
+	b = append(b, `,"code":"`...)
+	b = append(b, e.DefaultCode()...)
+	b = append(b, '"')
+	if isParam(e.Param) {
+		b = wire.AppendMember(b, `,"param":`, wire.Clean(e.Param))
+	}
+	if len(s.sugg) > 0 {
+		b = append(b, `,"suggestions":[`...)
+		for i := range s.sugg {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendMember(b, `{"url":`, wire.BytesString(s.sugg[i].url))
+			b = wire.AppendMember(b, `,"reason":`, s.sugg[i].reason)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	w.Body = append(b, '}')
+}
+
+// isParam reports whether an Error's Param names a parameter a client gave (not the
+// path, the method or the URL as a whole).
+func isParam(p string) bool {
+	switch p {
+	case "", "path", "method", "url", "query":
+		return false
+	}
+	return true
 }
 
 // tooMany writes the 429: text/plain, as the spec says.
@@ -141,14 +169,26 @@ func notModified(req *wire.Request, etag string) bool {
 	return false
 }
 
-// static writes a cacheable body with its ETag, or a 304 when the client has it.
+// static writes a cacheable body with its ETag, or a 304 when the client has it. A 304
+// carries no Content-Type (RFC 9110 15.4.5: it has no content; a validating proxy
+// answered 500 to one that had).
 func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
-	common(w, s.cacheControl[cacheStatic])
-	w.SetHeader("etag", etag)
 	if notModified(req, etag) {
-		w.Status = 304
+		notModifiedAnswer(w, s.cacheControl[cacheStatic], etag)
 		return
 	}
+	common(w, s.cacheControl[cacheStatic])
+	w.SetHeader("etag", etag)
 	w.Status = 200
 	w.Body = append(w.Body, body...)
+}
+
+// notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.
+func notModifiedAnswer(w *wire.Response, cacheControl, etag string) {
+	w.Status = 304
+	w.SetHeader("x-content-type-options", "nosniff")
+	w.SetHeader("access-control-allow-origin", "*")
+	w.SetHeader("access-control-expose-headers", exposed)
+	w.SetHeader("cache-control", cacheControl)
+	w.SetHeader("etag", etag)
 }

@@ -62,8 +62,9 @@ func TestBounds(t *testing.T) {
 		{"20-accessory-ids-is-parsed", qBase + "&accessory_ids=" + many(20), 400, "at most 2 can be added"},
 		{"hire-91-days", avBase + "&pick_up_date=2027-03-01&drop_off_date=2027-05-30", 400, "longer than the maximum of 90 days"},
 		{"hire-90-days", avBase + "&pick_up_date=2027-03-01&drop_off_date=2027-05-29", 200, ""},
-		{"extras-hire-91-days", "/api/agent/vehicles/5/accessories?pick_up_date=2027-03-01&drop_off_date=2027-05-30", 400, "the longest hire is 90 days"},
-		{"extras-hire-9999-years", "/api/agent/vehicles/5/insurance-types?pick_up_date=1970-01-01&drop_off_date=9999-12-31", 400, "the longest hire is 90 days"},
+		{"extras-hire-91-days", "/api/agent/vehicles/5/accessories?pick_up_date=2027-03-01&drop_off_date=2027-05-30", 400, "longer than the maximum of 90 days"},
+		{"extras-hire-9999-years", "/api/agent/vehicles/5/insurance-types?pick_up_date=1970-01-01&drop_off_date=9999-12-31", 400, "is in the past"},
+		{"extras-far-ahead", "/api/agent/vehicles/5/insurance-types?pick_up_date=9999-12-30&drop_off_date=9999-12-31", 400, "too far ahead"},
 		{"731-days-ahead", avBase + "&pick_up_date=2028-11-22&drop_off_date=2028-11-30", 400, "at most 730 days ahead"},
 		{"730-days-ahead", avBase + "&pick_up_date=2028-11-21&drop_off_date=2028-11-30", 200, ""},
 		{"year-9999", avBase + "&pick_up_date=9999-12-31&drop_off_date=9999-12-31", 400, "at most 730 days ahead"},
@@ -180,11 +181,11 @@ func TestNosniffEverywhere(t *testing.T) {
 		t.Fatalf("status %d after %d requests, want 429", d.Status, s.cfg.RateLimit+1)
 	}
 	// 503: maintenance and a missing catalog.
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.Maintenance = true
 	for _, m := range []*Server{
 		NewServer(cfg, bundledCatalog(t), nil, func() int64 { return robustNow }, func([]byte) {}, nil),
-		NewServer(DefaultConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
+		NewServer(testConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
 	} {
 		r := &Request{Method: "GET", Target: "/api/agent/depots"}
 		m.Handle(r, &w)

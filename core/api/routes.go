@@ -18,6 +18,8 @@ const (
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	w.Reset()
+	w.SetHeader("x-inventory-version", s.invVersion)
+	s.sugg = s.sugg[:0]
 	target := req.Target
 	path, rawQuery := target, ""
 	if i := strings.IndexByte(target, '?'); i >= 0 {
@@ -51,7 +53,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	if route == routeMCP && !counted {
 		if !s.mcp.Preflight(req, w) {
 			w.SetHeader("allow", "POST")
-			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
 		}
 		return
 	}
@@ -78,7 +80,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		return
 	}
 	if len(target) > maxTargetLen {
-		s.fail(w, req, rental.Invalid("url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
+		s.fail(w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
 		return
 	}
 	if s.cfg.Maintenance || s.catErr != nil {
@@ -133,13 +135,4 @@ func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
 // (limit.ClientOf).
 func clientKey(req *wire.Request) limit.Key {
 	return limit.ClientOf(req.Header("cf-connecting-ip"))
-}
-
-// quoteID returns 128 random bits as 32 hex digits.
-func (s *Server) quoteID(b []byte) []byte {
-	s.random(s.quoteIDRaw[:])
-	for _, c := range s.quoteIDRaw {
-		b = append(b, wire.HexDigits[c>>4], wire.HexDigits[c&0xf])
-	}
-	return b
 }

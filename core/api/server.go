@@ -5,8 +5,11 @@
 package api
 
 import (
+	"bytes"
+
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/mcp"
+	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -16,26 +19,30 @@ import (
 type Server struct {
 	// Dependencies, given to NewServer.
 	cfg    Config
-	cat    *rental.Catalog
-	catErr error        // why cat could not be loaded (every API request is then a 503)
-	now    func() int64 // unix milliseconds
-	random func([]byte) // cryptographically random bytes (quote ids)
-	logf   func(string) // writes one log line (JSON); internal errors go here, never into a body
+	cat    *rental.Catalog // the catalog with the current inventory (SetInventory)
+	base   *rental.Catalog // the catalog as loaded, with the bundled bookings
+	catErr error           // why cat could not be loaded (every API request is then a 503)
+	now    func() int64    // unix milliseconds
+	random func([]byte)    // cryptographically random bytes (quote id nonces)
+	logf   func(string)    // writes one log line (JSON); internal errors go here, never into a body
 	limit  *limit.Limiter
 	mcp    *mcp.Endpoint
 
 	// Bodies and strings prepared once per Server. Strings that go into messages are
 	// built here because a concatenation on each request is a heap allocation under TinyGo.
-	depots       cached                // GET /depots: the same bytes for every request
-	openapi      cached                // GET /openapi.json (built on first use: docs)
-	indexDoc     cached                // GET /
-	vehicleParts []vehicleJSONParts    // per catalog vehicle, by index (api.go)
-	quoteNote    []byte                // the quote's note, escaped
-	cacheControl [nCacheClasses]string // Cache-Control of each cache class
-	hints        [][]string            // per operation and parameter: where its ids come from
-	refs         rental.Refs           // how the domain's messages name the operations
-	errOutside   *rental.Error         // 404 of a path outside the base path
-	errNoRoute   *rental.Error         // 404 of an unknown path under it
+	depots       cached                                   // GET /depots: the same bytes for every request
+	openapi      cached                                   // GET /openapi.json (built on first use: docs)
+	indexDoc     cached                                   // GET /
+	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
+	quoteNote    []byte                                   // the quote's note, escaped
+	cacheControl [nCacheClasses]string                    // Cache-Control of each cache class
+	hints        [][]string                               // per operation and parameter: where its ids come from
+	refs         rental.Refs                              // how the domain's messages name the operations
+	errOutside   *rental.Error                            // 404 of a path outside the base path
+	errNoRoute   *rental.Error                            // 404 of an unknown path under it
+	invVersion   string                                   // X-Inventory-Version: the inventory serving
+	errNoKeys    *rental.Error                            // 503 of the quote operations without QUOTE_SIGNING_KEYS
+	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
 
 	// Per-request scratch: each buffer belongs to one step of a request.
 	op          *Op      // the operation being answered
@@ -44,12 +51,20 @@ type Server struct {
 	offers      []rental.Offer
 	picks       []rental.Pick
 	quote       rental.Quote
-	bookingLink []byte   // this search's booking link up to the vehicle id
-	extrasBody  []byte   // the accessories or insurance list before it is sent
-	extrasETag  []byte   // its ETag
-	rateHeader  []byte   // the value of a RateLimit or RateLimit-Policy header
-	quoteIDRaw  [16]byte // a field, not a local: a local passed to a func value escapes under TinyGo
+	bookingLink []byte // this search's booking link up to the vehicle id
+	extrasBody  []byte // the accessories or insurance list before it is sent
+	extrasETag  []byte // its ETag
+	searchETag  []byte // the ETag of an availability answer
+	rateHeader  []byte // the value of a RateLimit or RateLimit-Policy header
 	mcpReq      wire.Request
+	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
+	checked     quotetoken.Quote // the quote id being checked
+	checkBody   []byte           // the re-priced quote of a check, before it is sent
+	filter      rental.Filter
+	alts        []rental.Alternative // an error's ways forward (suggest.go)
+	sugg        []suggestion         // the same as URLs: the error body's suggestions
+	classList   string               // "compact, campervan or motorhome", for messages
+	lengths     []int                // a calendar's hire lengths
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -60,7 +75,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	if cat == nil && catErr == nil {
 		catErr = errNoCatalog
 	}
-	s := &Server{cfg: cfg, cat: cat, catErr: catErr, now: now, random: random, logf: logf,
+	s := &Server{cfg: cfg, cat: cat, base: cat, catErr: catErr, invVersion: "none", now: now, random: random, logf: logf,
 		limit:      limit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		hints:      buildHints(cfg.BasePath),
 		refs:       rental.DefaultRefs,
@@ -74,9 +89,12 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	if catErr == nil {
 		s.depots.set(appendDepots(nil, cat.Depots()))
 		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
+		s.invVersion = cat.Inventory().Version()
+		s.classList = orList(cat.Classes())
 	}
 	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
-	s.indexDoc.set(appendIndex(nil, cfg.BasePath))
+	s.initQuotes()
+	s.buildIndex()
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
@@ -88,8 +106,73 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 // NewServer took 397 us with them, 19 us without).
 func (s *Server) docs() {
 	if s.openapi.body == nil {
-		s.openapi.set(renderOpenAPI(&s.cfg))
+		s.openapi.set(s.withInventoryInfo(renderOpenAPI(&s.cfg)))
 	}
+}
+
+// buildIndex renders the index (GET {base}/) with the inventory serving.
+func (s *Server) buildIndex() {
+	b := appendIndex(nil, s.cfg.BasePath)
+	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
+		b = append(appendInventoryInfo(append(b[:len(b)-1], `,"inventory":`...), s.cat.Inventory()), '}')
+	}
+	s.indexDoc.set(b)
+}
+
+// withInventoryInfo inserts info.x-inventory (the inventory serving) into the rendered
+// OpenAPI document.
+func (s *Server) withInventoryInfo(doc []byte) []byte {
+	const at = `"info":{`
+	i := bytes.Index(doc, []byte(at))
+	if s.catErr != nil || i < 0 {
+		return doc
+	}
+	i += len(at)
+	out := make([]byte, 0, len(doc)+256)
+	out = append(out, doc[:i]...)
+	out = append(appendInventoryInfo(append(out, `"x-inventory":`...), s.cat.Inventory()), ',')
+	return append(out, doc[i:]...)
+}
+
+// appendInventoryInfo writes what the index and the OpenAPI document say of inv.
+func appendInventoryInfo(b []byte, inv *rental.Inventory) []byte {
+	b = wire.AppendMember(b, `{"version":`, inv.Version())
+	b = append(b, `,"asOf":`...)
+	if inv.AsOf() == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendJSONString(b, inv.AsOf())
+	}
+	b = append(b, `,"bookings":`...)
+	b = wire.AppendInt(b, int64(inv.Bookings()))
+	b = append(b, `,"bookedOutSpans":`...)
+	b = wire.AppendInt(b, int64(inv.Spans()))
+	b = wire.AppendMember(b, `,"source":`, inv.Source())
+	return append(b, '}')
+}
+
+// InventoryVersion returns the version of the inventory serving (X-Inventory-Version):
+// a content hash, "bundled-" and a hash for the bookings bundled with the deploy, or
+// "none" when there is no catalog.
+func (s *Server) InventoryVersion() string { return s.invVersion }
+
+// SetInventory decodes blob (rental.Catalog.DecodeInventory) against the bundled
+// catalog and, when it is valid, serves it from the next request on. When it is not,
+// the inventory serving is kept and the error says why. One call, between requests:
+// a request sees either the old inventory or the new one, whole.
+func (s *Server) SetInventory(blob []byte) error {
+	if s.catErr != nil {
+		return s.catErr
+	}
+	inv, err := s.base.DecodeInventory(blob)
+	if err != nil {
+		return err
+	}
+	s.cat = s.base.WithInventory(inv)
+	s.invVersion = inv.Version()
+	s.buildIndex()
+	s.openapi = cached{} // rebuilt with the new x-inventory on first use
+	return nil
 }
 
 type constError string
@@ -106,3 +189,19 @@ func (s *Server) KVPending(dst []byte) []byte { return s.limit.KVPending(dst, s.
 // KVDone hands the outcomes of the operations KVPending listed back to the limiter and
 // returns the ms until the next KV operation falls due (0: none scheduled).
 func (s *Server) KVDone(buf []byte) int64 { return s.limit.KVDone(buf, s.now()) }
+
+// orList joins words as "a, b or c".
+func orList(ws []string) string {
+	out := ""
+	for i, w := range ws {
+		switch {
+		case i == 0:
+		case i == len(ws)-1:
+			out += " or "
+		default:
+			out += ", "
+		}
+		out += w
+	}
+	return out
+}

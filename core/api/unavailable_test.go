@@ -85,8 +85,8 @@ func TestMaintenanceEveryRoute(t *testing.T) {
 
 func TestCatalogErrorEveryRoute(t *testing.T) {
 	for name, srv := range map[string]*Server{
-		"load error": testServer(t, DefaultConfig(), nil, errors.New("depots.json: record 3: bad id")),
-		"no catalog": testServer(t, DefaultConfig(), nil, nil),
+		"load error": testServer(t, testConfig(), nil, errors.New("depots.json: record 3: bad id")),
+		"no catalog": testServer(t, testConfig(), nil, nil),
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, target := range apiTargets {
@@ -102,7 +102,7 @@ func TestCatalogErrorEveryRoute(t *testing.T) {
 
 // Outside the base path and for other methods the answers stay 404 and 405.
 func TestMaintenanceKeepsNotFoundAndMethod(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := testConfig()
 	cfg.Maintenance = true
 	s := testServer(t, cfg, bundledCatalog(t), nil)
 	if d := do(s, "GET", "/favicon.ico"); d.Status != 404 {

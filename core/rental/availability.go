@@ -7,9 +7,10 @@ import (
 )
 
 // A search is checked in this order; the first failing rule is reported:
-// pick-up depot, drop-off depot, date order, pick-up in the past, the pick-up
-// depot's notice days, MaxAdvanceDays, the season calendar's range,
-// MaxHireDays, depot closures (pick-up then drop-off), and the one-way route.
+// pick-up depot, drop-off depot, the one-way route (checkRoute: what holds for every
+// date), date order, pick-up in the past, the pick-up depot's notice days,
+// MaxAdvanceDays, the season calendar's range, MaxHireDays (checkDates), and depot
+// closures (pick-up then drop-off).
 //
 // Hire days count both the pick-up and the drop-off day (drop_off - pick_up + 1),
 // the "calendar day" basis New Zealand campervan operators charge on.
@@ -86,57 +87,25 @@ func (c *Catalog) openNear(di int, d Date) (before, after Date) {
 
 func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	var sc searchCtx
-	refs := s.refs()
-	pi, ok := c.depotIdx[s.PickUpDepot]
-	if !ok || !c.depotX[pi].active {
-		return sc, Invalid("pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
-	}
-	di, ok := c.depotIdx[s.DropOffDepot]
-	if !ok || !c.depotX[di].active {
-		return sc, Invalid("drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+	pi, di, fee, err := c.checkRoute(s)
+	if err != nil {
+		return sc, err
 	}
 	pd, dd := &c.depots[pi], &c.depots[di]
-	if s.DropOff < s.PickUp {
-		return sc, Invalid("drop_off_date", fmt.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", s.DropOff, s.PickUp))
-	}
-	if s.PickUp < s.Today {
-		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", s.PickUp, s.Today, s.Today.AddDays(c.depotX[pi].notice)))
-	}
-	if n := c.depotX[pi].notice; int(s.PickUp)-int(s.Today) < n {
-		notice := "1 day's"
-		if n != 1 {
-			notice = strconv.Itoa(n) + " days'"
-		}
-		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", s.PickUp, depotRef(pd), notice, s.Today.AddDays(n), s.Today))
-	}
-	if int(s.PickUp)-int(s.Today) > c.maxAdvance {
-		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", s.PickUp, c.maxAdvance, s.Today.AddDays(c.maxAdvance)))
-	}
-	first, last := c.CalendarRange()
-	if s.PickUp < first || s.PickUp > last {
-		return sc, Invalid("pick_up_date", fmt.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", s.PickUp, first, last))
-	}
-	if s.DropOff > last {
-		return sc, Invalid("drop_off_date", fmt.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", s.DropOff, last, last))
+	if err := c.checkDates(s.PickUp, s.DropOff, s.Today, c.depotX[pi].notice, pd); err != nil {
+		return sc, err
 	}
 	days := int(s.DropOff) - int(s.PickUp) + 1
-	if days > c.maxHire {
-		return sc, Invalid("drop_off_date", fmt.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", s.PickUp, s.DropOff, days, c.maxHire, s.PickUp.AddDays(c.maxHire-1)))
+	first, _ := c.CalendarRange()
+	if cl := c.closedOn(pi, s.PickUp); cl != nil {
+		b, a := c.openNear(pi, s.PickUp)
+		return sc, InvalidCode(CodeDepotClosed, "pick_up_date", fmt.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
 	}
-	if cl := c.closedOn(int(pi), s.PickUp); cl != nil {
-		b, a := c.openNear(int(pi), s.PickUp)
-		return sc, Invalid("pick_up_date", fmt.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
+	if cl := c.closedOn(di, s.DropOff); cl != nil {
+		b, a := c.openNear(di, s.DropOff)
+		return sc, InvalidCode(CodeDepotClosed, "drop_off_date", fmt.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
 	}
-	if cl := c.closedOn(int(di), s.DropOff); cl != nil {
-		b, a := c.openNear(int(di), s.DropOff)
-		return sc, Invalid("drop_off_date", fmt.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
-	}
-	nd := len(c.depots)
-	fee := c.routeFee[int(pi)*nd+int(di)]
-	if fee < 0 {
-		return sc, Invalid("drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(pd), depotRef(dd), c.routesFrom(int(pi))))
-	}
-	sc.pd, sc.dd = int(pi), int(di)
+	sc.pd, sc.dd = pi, di
 	sc.a, sc.b = int(s.PickUp)-int(first), int(s.DropOff)-int(first)
 	sc.days = days
 	sc.season = int(c.seasonOf[sc.a])
@@ -149,6 +118,74 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 		sc.counts[k] = c.seasonPre[k*n1+sc.b+1] - c.seasonPre[k*n1+sc.a]
 	}
 	return sc, nil
+}
+
+// CheckHireDates applies the hire-date rules that need no depot to a pick-up and a
+// drop-off date: the order of the dates, not in the past, at most MaxAdvanceDays ahead,
+// inside the published rates, at most MaxHireDays long. Searches and quotes apply the
+// same rules (plus the depot's notice days and closures); the dated accessory and
+// insurance lists apply these.
+func (c *Catalog) CheckHireDates(pickUp, dropOff, today Date) *Error {
+	return c.checkDates(pickUp, dropOff, today, 0, nil)
+}
+
+// checkDates is the one place of the hire-date rules, in the order they are reported:
+// date order, past, the pick-up depot's notice days (pd, when not nil), how far ahead,
+// the published rates, the hire length.
+func (c *Catalog) checkDates(pickUp, dropOff, today Date, notice int, pd *Depot) *Error {
+	if dropOff < pickUp {
+		return InvalidCode(CodeDateOrder, "drop_off_date", fmt.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
+	}
+	if pickUp < today {
+		return InvalidCode(CodeDateInPast, "pick_up_date", fmt.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
+	}
+	if pd != nil && int(pickUp)-int(today) < notice {
+		n := "1 day's"
+		if notice != 1 {
+			n = strconv.Itoa(notice) + " days'"
+		}
+		return InvalidCode(CodeNoticePeriod, "pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
+	}
+	if int(pickUp)-int(today) > c.maxAdvance {
+		return InvalidCode(CodeTooFarAhead, "pick_up_date", fmt.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
+	}
+	first, last := c.CalendarRange()
+	if pickUp < first || pickUp > last {
+		return InvalidCode(CodeNoRates, "pick_up_date", fmt.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
+	}
+	if dropOff > last {
+		return InvalidCode(CodeNoRates, "drop_off_date", fmt.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
+	}
+	if days := int(dropOff) - int(pickUp) + 1; days > c.maxHire {
+		return InvalidCode(CodeTooLong, "drop_off_date", fmt.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
+	}
+	return nil
+}
+
+// CheckRoute checks what of a search holds for every date: both depots exist and are
+// active, and the route between them is offered. The calendar checks it once.
+func (c *Catalog) CheckRoute(s Search) *Error {
+	_, _, _, err := c.checkRoute(s)
+	return err
+}
+
+// checkRoute returns the depot indices and the route fee (before any waiver).
+func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
+	refs := s.refs()
+	p, ok := c.depotIdx[s.PickUpDepot]
+	if !ok || !c.depotX[p].active {
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+	}
+	d, ok := c.depotIdx[s.DropOffDepot]
+	if !ok || !c.depotX[d].active {
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+	}
+	pi, di = int(p), int(d)
+	fee = c.routeFee[pi*len(c.depots)+di]
+	if fee < 0 {
+		return 0, 0, 0, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
+	}
+	return pi, di, fee, nil
 }
 
 // routesFrom lists the active drop-off depots reachable from depot index pi.
@@ -174,10 +211,11 @@ func (c *Catalog) routesFrom(pi int) string {
 // blockedIn returns the first span of pair p that overlaps day indices [a, b],
 // or nil when some unit is free on every one of those days.
 func (c *Catalog) blockedIn(p, a, b int) *span {
-	if p < 0 || p+1 >= len(c.blockOff) {
+	inv := c.inv
+	if inv == nil || p < 0 || p+1 >= len(inv.blockOff) {
 		return nil
 	}
-	ss := c.blocked[c.blockOff[p]:c.blockOff[p+1]]
+	ss := inv.blocked[inv.blockOff[p]:inv.blockOff[p+1]]
 	lo, hi := 0, len(ss)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -230,19 +268,36 @@ func (c *Catalog) available(vi int, sc *searchCtx) bool {
 // minimum hire days for the pick-up day's season and on every hire day its fleet
 // at the pick-up depot exceeds the units booked that day.
 func (c *Catalog) Availability(s Search, dst []Offer) ([]Offer, *Error) {
+	return c.AvailabilityFiltered(s, &noFilter, dst)
+}
+
+var noFilter Filter
+
+// AvailabilityFiltered is Availability keeping only the offers that pass f.
+func (c *Catalog) AvailabilityFiltered(s Search, f *Filter, dst []Offer) ([]Offer, *Error) {
 	dst = dst[:0]
 	sc, err := c.check(s)
 	if err != nil {
 		return dst, err
 	}
+	return c.offers(&sc, f, dst), nil
+}
+
+// offers appends the available vehicles of a resolved search that pass f.
+func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 	for vi := range c.vehicleX {
-		if !c.available(vi, &sc) {
+		if !c.available(vi, sc) {
 			continue
 		}
-		r := c.rental(vi, &sc)
-		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days)})
+		r := c.rental(vi, sc)
+		total := satAdd(r, sc.route)
+		if !f.Keep(&c.vehicles[vi], total) {
+			continue
+		}
+		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Index: vi, Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days),
+			RouteCents: sc.route, TotalCents: total})
 	}
-	return dst, nil
+	return dst
 }
 
 // Unavailable returns "" when the vehicle can be hired for s, else the reason as
@@ -257,10 +312,13 @@ func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
 	if !ok {
 		return fmt.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
 	}
-	return c.reason(int(vi), &sc)
+	_, msg := c.reason(int(vi), &sc)
+	return msg
 }
 
-func (c *Catalog) reason(vi int, sc *searchCtx) string {
+// reason returns the code and the sentence of why vehicle index vi cannot be hired for
+// sc ("" when it can).
+func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 	v := &c.vehicles[vi]
 	x := &c.vehicleX[vi]
 	nd := len(c.depots)
@@ -278,12 +336,12 @@ func (c *Catalog) reason(vi int, sc *searchCtx) string {
 		if len(at) > 0 {
 			where = strings.Join(at, ", ")
 		}
-		return fmt.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
+		return CodeNotBasedHere, fmt.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
 	}
 	first, _ := c.CalendarRange()
 	pickUp := first.AddDays(sc.a)
 	if min := int(x.minDays[sc.season]); sc.days < min {
-		return fmt.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
+		return CodeMinHire, fmt.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
 			name, min, c.seasonNames[sc.season], sc.days, pickUp.AddDays(min-1))
 	}
 	if sp := c.blockedIn(p, sc.a, sc.b); sp != nil {
@@ -291,8 +349,8 @@ func (c *Catalog) reason(vi int, sc *searchCtx) string {
 		if day < sc.a {
 			day = sc.a
 		}
-		return fmt.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
+		return CodeBookedOut, fmt.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
 			name, depotRef(pd), first.AddDays(day), first.AddDays(int(sp.from)), first.AddDays(int(sp.to)))
 	}
-	return ""
+	return "", ""
 }

@@ -61,7 +61,7 @@ func buildSynthetic(tb testing.TB) {
 			b.WriteString(",")
 		}
 		low := 5000 + rng.Intn(15000)
-		fmt.Fprintf(&b, `{"id":%d,"name":"Synthetic %d","class":"%s","berths":%d,"image_url":"https://images.example-campers.co.nz/synthetic/%d.jpg",
+		fmt.Fprintf(&b, `{"id":%d,"name":"Synthetic %d","class":"%s","berths":%d,"transmission":"automatic","image_url":"https://images.example-campers.co.nz/synthetic/%d.jpg",
 "rates":{"low":%d,"shoulder":%d,"peak":%d},"min_hire_days":{"low":%d,"shoulder":%d,"peak":%d},"fleet":[`,
 			v, v, classes[v%3], 2+v%5, v, low, low*3/2, low*5/2, 1+rng.Intn(3), 1+rng.Intn(4), 1+rng.Intn(7))
 		for d := 1; d <= synthDepots; d++ {

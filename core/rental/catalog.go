@@ -39,12 +39,14 @@ type Catalog struct {
 	accessoryIDs map[int64]string // every accessory id -> name, for messages
 	insuranceIDs map[int64]string
 
-	// Fleet and bookings per (vehicle, depot) pair p = vehicle*nDepots + depot:
-	// fleet[p] units; blocked[blockOff[p]:blockOff[p+1]] are the sorted, disjoint
-	// day-index spans on which bookings take every unit.
-	fleet    []int32
-	blockOff []int32
-	blocked  []span
+	// Fleet per (vehicle, depot) pair p = vehicle*nDepots + depot: fleet[p] units.
+	// fleetHash covers the fleet and the calendar: an Inventory is built for one.
+	fleet     []int32
+	fleetHash uint64
+
+	// inv is the bookings (inventory.go): the bundled ones after LoadCatalog, another
+	// in the copy WithInventory returns.
+	inv *Inventory
 }
 
 // depotData is what the Catalog knows of a depot beyond the public Depot.
@@ -150,3 +152,6 @@ func (c *Catalog) SeasonOf(d Date) string {
 	}
 	return c.seasonNames[c.seasonOf[i]]
 }
+
+// Classes returns the vehicle class codes (policy.json's vehicle_classes), in order.
+func (c *Catalog) Classes() []string { return c.classes }

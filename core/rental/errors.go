@@ -16,10 +16,40 @@ const (
 	KindInternal
 )
 
-// Error is the one error type of the API: a kind, the parameter it concerns (may be
-// empty) and a message for the client that names that parameter.
+// The machine codes of errors (the "code" member of an error body). They are a stable,
+// documented list (README, openapi.json's Error schema): a client may branch on them.
+const (
+	CodeMissingParameter  = "missing_parameter"  // a required parameter is absent (or empty)
+	CodeInvalidParameter  = "invalid_parameter"  // a value of the wrong form or out of range
+	CodeUnknownParameter  = "unknown_parameter"  // a parameter the operation does not take
+	CodeRepeatedParameter = "repeated_parameter" // a parameter given twice
+	CodeInvalidRequest    = "invalid_request"    // the URL or query string itself (length, escapes, count)
+	CodeUnknownID         = "unknown_id"         // a depot, vehicle, accessory or plan id that does not exist
+	CodeNotOffered        = "not_offered"        // an accessory or plan the vehicle is not hired with
+	CodeTooMany           = "too_many"           // more ids or units than allowed
+	CodeDateOrder         = "date_order"         // drop-off before pick-up, latest before earliest
+	CodeDateInPast        = "date_in_past"
+	CodeNoticePeriod      = "notice_period" // inside the pick-up depot's notice days
+	CodeTooFarAhead       = "too_far_ahead" // beyond max_advance_days
+	CodeNoRates           = "no_rates"      // outside the published season calendar
+	CodeTooLong           = "too_long"      // a hire (or a calendar range) longer than allowed
+	CodeDepotClosed       = "depot_closed"
+	CodeRouteNotOffered   = "route_not_offered"
+	CodeNotBasedHere      = "not_based_here" // the vehicle has no fleet at the pick-up depot
+	CodeMinHire           = "min_hire"       // shorter than the vehicle's season minimum
+	CodeBookedOut         = "booked_out"
+	CodeNotFound          = "not_found"          // no such path
+	CodeMethodNotAllowed  = "method_not_allowed" // 405
+	CodeUnavailable       = "unavailable"        // 503: maintenance, data not loaded
+	CodeInternal          = "internal"           // 500 (a bug; logged)
+	CodeRateLimited       = "rate_limited"       // the 429 (text/plain: documented, not in a body)
+)
+
+// Error is the one error type of the API: a kind, a machine code, the parameter it
+// concerns (may be empty) and a message for the client that names that parameter.
 type Error struct {
 	Kind    Kind
+	Code    string // one of the Code constants; "" means the default of Kind (DefaultCode)
 	Param   string
 	Message string
 }
@@ -27,8 +57,31 @@ type Error struct {
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
+// DefaultCode returns e's code, or the default of its kind when it has none.
+func (e *Error) DefaultCode() string {
+	if e.Code != "" {
+		return e.Code
+	}
+	switch e.Kind {
+	case KindInvalid:
+		return CodeInvalidParameter
+	case KindNotFound:
+		return CodeNotFound
+	case KindMethod:
+		return CodeMethodNotAllowed
+	case KindUnavailable:
+		return CodeUnavailable
+	}
+	return CodeInternal
+}
+
 // Invalid returns a KindInvalid error about param; msg must name param.
 func Invalid(param, msg string) *Error { return &Error{Kind: KindInvalid, Param: param, Message: msg} }
+
+// InvalidCode returns a KindInvalid error with a code.
+func InvalidCode(code, param, msg string) *Error {
+	return &Error{Kind: KindInvalid, Code: code, Param: param, Message: msg}
+}
 
 // NotFound returns a KindNotFound error.
 func NotFound(param, msg string) *Error {

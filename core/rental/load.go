@@ -522,8 +522,17 @@ func (c *Catalog) loadVehicles(root gjson.Result) error {
 			return r.fail("class", "unknown vehicle class %q; policy.json defines %s", cls, strings.Join(c.classes, ", "))
 		}
 		x.class = int32(ci)
-		if _, err := r.integer(e, "berths", 1, 20, "a positive integer"); err != nil {
+		v.Class = c.classes[ci]
+		berths, err := r.integer(e, "berths", 1, 20, "a positive integer")
+		if err != nil {
 			return err
+		}
+		v.Berths = int(berths)
+		if v.Transmission, err = r.str(e, "transmission"); err != nil {
+			return err
+		}
+		if v.Transmission != Transmissions[0] && v.Transmission != Transmissions[1] {
+			return r.fail("transmission", "must be %q or %q, got %q", Transmissions[0], Transmissions[1], v.Transmission)
 		}
 		for s, sn := range c.seasonNames {
 			n, err := r.integer(e, "rates."+sn, 1, maxRateCents, "a positive integer (cents)")
@@ -769,52 +778,66 @@ type booking struct {
 }
 
 func (c *Catalog) loadBookings(root gjson.Result) error {
-	const file = "bookings.json"
-	rs, seen, err := idRecords(file, root, "")
+	bs, n, err := c.parseBookings("bookings.json", "", root)
 	if err != nil {
 		return err
+	}
+	c.fleetHash = c.referenceHash()
+	inv := c.newInventory(bs, n, "", "bundled data/bookings.json")
+	inv.version = "bundled-" + blobVersion(c.EncodeInventory(inv))
+	c.inv = inv
+	return nil
+}
+
+// parseBookings validates the booking records of file (the array list of root, or root
+// itself when list is "") against the catalog and returns them clipped to the season
+// calendar, with the number of records. Errors name the file, the record and the field.
+func (c *Catalog) parseBookings(file, list string, root gjson.Result) ([]booking, int, error) {
+	rs, seen, err := idRecords(file, root, list)
+	if err != nil {
+		return nil, 0, err
 	}
 	nd := len(c.depots)
 	bs := make([]booking, 0, len(rs))
 	for i, e := range rs {
-		r, err := recordID(file, "", i, e, seen)
+		r, err := recordID(file, list, i, e, seen)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		vid, err := r.integer(e, "vehicle_id", 1, 1<<53, "a vehicle id")
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		vi, ok := c.vehicleIdx[vid]
 		if !ok {
-			return r.fail("vehicle_id", "vehicle %d does not exist in vehicles.json", vid)
+			return nil, 0, r.fail("vehicle_id", "vehicle %d does not exist in vehicles.json", vid)
 		}
 		did, err := r.integer(e, "depot_id", 1, 1<<53, "a depot id")
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		di, ok := c.depotIdx[did]
 		if !ok {
-			return r.fail("depot_id", "depot %d does not exist in depots.json", did)
+			return nil, 0, r.fail("depot_id", "depot %d does not exist in depots.json", did)
 		}
 		pair := int(vi)*nd + int(di)
 		if c.fleet[pair] == 0 {
-			return r.fail("depot_id", "vehicle %d has no fleet at depot %d (see vehicles.json fleet)", vid, did)
+			return nil, 0, r.fail("depot_id", "vehicle %d has no fleet at depot %d (see vehicles.json fleet)", vid, did)
 		}
 		from, err := r.date(e, "pick_up_date")
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		to, err := r.date(e, "drop_off_date")
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if to < from {
-			return r.fail("drop_off_date", "must not be before pick_up_date (%s)", from)
+			return nil, 0, r.fail("drop_off_date", "must not be before pick_up_date (%s)", from)
 		}
 		u, err := r.integer(e, "units", 1, maxUnits, "a positive integer")
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		// Clip to the calendar; a booking wholly outside it cannot affect a search.
 		a, b := int(from)-int(c.calStart), int(to)-int(c.calStart)
@@ -829,13 +852,12 @@ func (c *Catalog) loadBookings(root gjson.Result) error {
 		}
 		bs = append(bs, booking{pair: int32(pair), from: int32(a), to: int32(b), units: int32(u)})
 	}
-	c.buildBlocked(bs)
-	return nil
+	return bs, len(rs), nil
 }
 
-// buildBlocked turns bookings into, per (vehicle, depot) pair, the sorted spans
-// of days on which the booked units reach the fleet.
-func (c *Catalog) buildBlocked(bs []booking) {
+// newInventory turns bookings into an Inventory: per (vehicle, depot) pair, the sorted
+// spans of days on which the booked units reach the fleet.
+func (c *Catalog) newInventory(bs []booking, records int, asOf, source string) *Inventory {
 	np := len(c.fleet)
 	// Counting sort of the bookings by pair.
 	start := make([]int32, np+1)
@@ -852,10 +874,10 @@ func (c *Catalog) buildBlocked(bs []booking) {
 		sorted[fill[b.pair]] = b
 		fill[b.pair]++
 	}
-	c.blockOff = make([]int32, np+1)
+	inv := &Inventory{asOf: asOf, source: source, bookings: records, blockOff: make([]int32, np+1)}
 	diff := make([]int64, c.calDays+1)
 	for p := 0; p < np; p++ {
-		c.blockOff[p] = int32(len(c.blocked))
+		inv.blockOff[p] = int32(len(inv.blocked))
 		group := sorted[start[p]:start[p+1]]
 		if len(group) == 0 {
 			continue
@@ -881,10 +903,11 @@ func (c *Catalog) buildBlocked(bs []booking) {
 			if full && open < 0 {
 				open = d
 			} else if !full && open >= 0 {
-				c.blocked = append(c.blocked, span{from: open, to: d - 1})
+				inv.blocked = append(inv.blocked, span{from: open, to: d - 1})
 				open = -1
 			}
 		}
 	}
-	c.blockOff[np] = int32(len(c.blocked))
+	inv.blockOff[np] = int32(len(inv.blocked))
+	return inv
 }

@@ -31,7 +31,16 @@ type Vehicle struct {
 	ID       int64
 	Name     string
 	ImageURL string
+	// Class is the vehicle class code (policy.json's vehicle_classes: "compact", ...).
+	Class string
+	// Berths is how many people it sleeps.
+	Berths int
+	// Transmission is "manual" or "automatic".
+	Transmission string
 }
+
+// The transmissions a vehicle may have (vehicles.json's "transmission").
+var Transmissions = [...]string{"manual", "automatic"}
 
 // Accessory is an extra a vehicle can be hired with.
 type Accessory struct {
@@ -91,12 +100,37 @@ func (s *Search) refs() *Refs {
 // Offer is one vehicle available for a Search.
 type Offer struct {
 	Vehicle *Vehicle
+	// Index is the vehicle's position in Catalog.Vehicles (its dense index).
+	Index int
 	// Days is the number of charged hire days.
 	Days int
 	// RentalCents is the rental fee for the whole period (the quote's rentalFee).
 	RentalCents int64
 	// DailyRateCents is the rentalDailyRate shown in search results.
 	DailyRateCents int64
+	// RouteCents is the one-way route fee of the hire (0 for a round trip or when
+	// waived): the quote's routeFee.
+	RouteCents int64
+	// TotalCents is RentalCents + RouteCents: the quote's totalAmount without extras.
+	TotalCents int64
+}
+
+// Filter narrows an availability search; the zero Filter keeps every vehicle.
+type Filter struct {
+	MinBerths     int    // at least this many berths (0: any)
+	Transmission  string // "manual" or "automatic" ("": any)
+	Class         string // a class code ("": any)
+	MaxTotalCents int64  // TotalCents at most this (0: any)
+	VehicleID     int64  // only this vehicle (0: any)
+}
+
+// Keep reports whether the offer for vehicle v with total cents passes f.
+func (f *Filter) Keep(v *Vehicle, totalCents int64) bool {
+	return (f.MinBerths == 0 || v.Berths >= f.MinBerths) &&
+		(f.Transmission == "" || v.Transmission == f.Transmission) &&
+		(f.Class == "" || v.Class == f.Class) &&
+		(f.MaxTotalCents == 0 || totalCents <= f.MaxTotalCents) &&
+		(f.VehicleID == 0 || v.ID == f.VehicleID)
 }
 
 // Pick is one accessory chosen for a quote.

@@ -1,0 +1,384 @@
+// Package quotetoken signs and verifies quote ids: a quote's inputs, its total in
+// cents, the inventory version that priced it, its issue and expiry times, a nonce and
+// a key id, followed by a truncated HMAC-SHA256 under a secret key, all base64url.
+// Anyone holding a key can check an id without a lookup (docs/quote-token.md gives the
+// byte layout and a reference verifier; worker/quotetoken_verify.mjs is one in Node).
+//
+// Nothing here allocates once a Keyring exists: Sign appends to the caller's buffer,
+// Verify decodes into the caller's Quote, and both work in the Keyring's scratch space
+// (so a Keyring is not safe for concurrent use, like the api.Server that holds it).
+package quotetoken
+
+import (
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+const (
+	// Version is the first byte of every token's payload (the format's version).
+	Version = 1
+	// MACLen is how many bytes of the HMAC-SHA256 a token carries (128 bits).
+	MACLen = 16
+	// NonceLen is the length of the random nonce that makes every id unique.
+	NonceLen = 8
+	// MaxLines is the most accessory lines a quote carries (accessory_ids takes at
+	// most 20 ids, so at most 20 different accessories).
+	MaxLines = 20
+	// MaxLen is the longest token Sign writes when every id and date (days since
+	// 1970-01-01) is below 2^21 (2,097,152): 146 bytes, 195 characters
+	// (TestWorstCaseLength). Verify refuses anything longer than MaxLen.
+	MaxLen = 200
+	// MinKeyLen is the shortest key ParseKeys accepts (bytes).
+	MinKeyLen = 16
+
+	maxRaw = MaxLen * 3 / 4
+	maxID  = 1<<31 - 1
+	// bounds of the numbers a payload may carry: anything outside is not one Sign wrote
+	maxCents = 1 << 52
+	maxDays  = 1 << 22 // a date, a hire's length
+	maxUnix  = 1 << 40 // issue time (unix s) and lifetime (s)
+)
+
+// Line is one accessory of a quote: its id and how many units.
+type Line struct {
+	ID       int64
+	Quantity int64
+}
+
+// Quote is what a token says. Sign reads every field but KeyID (it signs with the
+// first key and sets KeyID); Verify fills every field.
+type Quote struct {
+	PickUpDepot, DropOffDepot int64
+	PickUp, DropOff           int64 // civil dates: days since 1970-01-01
+	VehicleID                 int64
+	InsuranceID               int64 // 0: none
+	NLines                    int
+	Lines                     [MaxLines]Line
+	TotalCents                int64
+	Inventory                 uint32 // the inventory version that priced it (InventoryTag)
+	IssuedAt, ExpiresAt       int64  // unix seconds
+	Nonce                     [NonceLen]byte
+	KeyID                     uint8
+}
+
+// InventoryTag is how a token names an inventory version: the top 32 bits of the
+// FNV-64a hash of the version string (X-Inventory-Version).
+func InventoryTag(version string) uint32 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(version); i++ {
+		h ^= uint64(version[i])
+		h *= 1099511628211
+	}
+	return uint32(h >> 32)
+}
+
+// Result is the outcome of Verify: OK, or why the token was refused.
+type Result uint8
+
+const (
+	OK           Result = iota
+	Malformed           // not base64url, too short or too long
+	UnknownKey          // its key id is none of the keyring's
+	BadSignature        // the MAC does not match: tampered with, or another key
+	BadPayload          // signed, but the fields are not a quote (never written by Sign)
+)
+
+// String says what went wrong, for messages; it never contains key material.
+func (r Result) String() string {
+	switch r {
+	case OK:
+		return "valid"
+	case Malformed:
+		return "it is not a quote id (quote ids are base64url, at most 200 characters)"
+	case UnknownKey:
+		return "it was signed with a key this service does not hold"
+	case BadSignature:
+		return "its signature does not match (the id was altered or not issued here)"
+	}
+	return "its fields are not a quote"
+}
+
+type key struct {
+	id           uint8
+	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
+}
+
+// Keyring holds the signing keys: the first signs, every one verifies.
+type Keyring struct {
+	keys []key
+	d    digest
+	sum  [32]byte
+	raw  []byte // payload + MAC scratch, cap maxRaw+some
+}
+
+// enc is RFC 4648 base64url without padding, strict: a token has one spelling.
+var enc = base64.RawURLEncoding.Strict()
+
+// ParseKeys reads "kid:key[,kid:key...]": kid a decimal 0-255, key base64url (padding
+// optional) of at least MinKeyLen bytes. Error messages never contain a key.
+func ParseKeys(s string) (*Keyring, error) {
+	k := &Keyring{raw: make([]byte, 0, maxRaw+MACLen)}
+	entry := 0
+	for len(s) > 0 {
+		var e string
+		if i := strings.IndexByte(s, ','); i >= 0 {
+			e, s = s[:i], s[i+1:]
+		} else {
+			e, s = s, ""
+		}
+		e = strings.TrimSpace(e)
+		entry++
+		if e == "" {
+			continue
+		}
+		c := strings.IndexByte(e, ':')
+		if c <= 0 || c > 3 {
+			return nil, keyError{entry, "is not kid:key (kid a number from 0 to 255)"}
+		}
+		id := 0
+		for _, ch := range []byte(e[:c]) {
+			if ch < '0' || ch > '9' {
+				return nil, keyError{entry, "has a key id that is not a number from 0 to 255"}
+			}
+			id = id*10 + int(ch-'0')
+		}
+		if id > 255 {
+			return nil, keyError{entry, "has a key id above 255"}
+		}
+		for _, o := range k.keys {
+			if int(o.id) == id {
+				return nil, keyError{entry, "repeats a key id"}
+			}
+		}
+		b64 := e[c+1:]
+		for len(b64) > 0 && b64[len(b64)-1] == '=' {
+			b64 = b64[:len(b64)-1]
+		}
+		secret, err := base64.RawURLEncoding.DecodeString(b64)
+		if err != nil {
+			return nil, keyError{entry, "has a key that is not base64url"}
+		}
+		if len(secret) < MinKeyLen {
+			return nil, keyError{entry, "has a key shorter than 16 bytes"}
+		}
+		k.keys = append(k.keys, newKey(uint8(id), secret))
+	}
+	if len(k.keys) == 0 {
+		return nil, keyError{0, "holds no key"}
+	}
+	return k, nil
+}
+
+type keyError struct {
+	entry int
+	what  string
+}
+
+func (e keyError) Error() string {
+	if e.entry == 0 {
+		return "the quote signing keys: the list " + e.what
+	}
+	return "the quote signing keys: entry " + strconv.Itoa(e.entry) + " " + e.what
+}
+
+// newKey precomputes the HMAC states of secret (RFC 2104: a key longer than the block
+// is hashed first).
+func newKey(id uint8, secret []byte) key {
+	var d digest
+	var block [blockSize]byte
+	if len(secret) > blockSize {
+		var sum [32]byte
+		d.reset(&init256, 0)
+		d.write(secret)
+		d.finish(&sum)
+		secret = sum[:]
+	}
+	k := key{id: id}
+	for _, pad := range [2]byte{0x36, 0x5c} {
+		for i := range block {
+			block[i] = pad
+		}
+		for i, c := range secret {
+			block[i] ^= c
+		}
+		d.reset(&init256, 0)
+		d.block(block[:])
+		if pad == 0x36 {
+			k.inner = d.h
+		} else {
+			k.outer = d.h
+		}
+	}
+	return k
+}
+
+// KeyID returns the id of the signing key.
+func (k *Keyring) KeyID() uint8 { return k.keys[0].id }
+
+// mac writes HMAC-SHA256(key, msg) into k.sum.
+func (k *Keyring) mac(key *key, msg []byte) {
+	k.d.reset(&key.inner, blockSize)
+	k.d.write(msg)
+	k.d.finish(&k.sum)
+	k.d.reset(&key.outer, blockSize)
+	k.d.write(k.sum[:])
+	k.d.finish(&k.sum)
+}
+
+// Sign appends the token of q, signed with the first key, to dst; it sets q.KeyID.
+func (k *Keyring) Sign(dst []byte, q *Quote) []byte {
+	key := &k.keys[0]
+	q.KeyID = key.id
+	b := appendPayload(k.raw[:0], q)
+	k.mac(key, b)
+	b = append(b, k.sum[:MACLen]...)
+	k.raw = b[:0]
+	return enc.AppendEncode(dst, b)
+}
+
+// Verify decodes tok into q when it is a token signed by one of the keys. It does not
+// look at the expiry: the caller decides what an expired quote means.
+func (k *Keyring) Verify(tok string, q *Quote) Result {
+	if len(tok) < 4 || len(tok) > MaxLen || enc.DecodedLen(len(tok)) > cap(k.raw) {
+		return Malformed
+	}
+	src := unsafe.Slice(unsafe.StringData(tok), len(tok)) // read only
+	n, err := enc.Decode(k.raw[:cap(k.raw)], src)
+	if err != nil || n < 2+MACLen {
+		return Malformed
+	}
+	b := k.raw[:n]
+	if b[0] != Version {
+		return Malformed
+	}
+	var key *key
+	for i := range k.keys {
+		if k.keys[i].id == b[1] {
+			key = &k.keys[i]
+		}
+	}
+	if key == nil {
+		return UnknownKey
+	}
+	body := b[:n-MACLen]
+	k.mac(key, body)
+	if subtle.ConstantTimeCompare(k.sum[:MACLen], b[n-MACLen:]) != 1 {
+		return BadSignature
+	}
+	if !decodePayload(body, q) {
+		return BadPayload
+	}
+	return OK
+}
+
+// appendPayload appends the signed fields of q (docs/quote-token.md):
+//
+//	version, key id (1 byte each); uvarints: pick-up depot, drop-off depot, pick-up
+//	date, drop-off - pick-up, vehicle, insurance (0: none), number of accessory lines,
+//	then per line id and quantity, total cents; the inventory tag (4 bytes, big-endian);
+//	uvarints: issued at, expires at - issued at; the nonce (8 bytes).
+func appendPayload(b []byte, q *Quote) []byte {
+	b = append(b, Version, q.KeyID)
+	b = binary.AppendUvarint(b, uint64(q.PickUpDepot))
+	b = binary.AppendUvarint(b, uint64(q.DropOffDepot))
+	b = binary.AppendUvarint(b, uint64(q.PickUp))
+	b = binary.AppendUvarint(b, uint64(q.DropOff-q.PickUp))
+	b = binary.AppendUvarint(b, uint64(q.VehicleID))
+	b = binary.AppendUvarint(b, uint64(q.InsuranceID))
+	n := q.NLines
+	if n < 0 {
+		n = 0
+	} else if n > MaxLines {
+		n = MaxLines
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for i := 0; i < n; i++ {
+		b = binary.AppendUvarint(b, uint64(q.Lines[i].ID))
+		b = binary.AppendUvarint(b, uint64(q.Lines[i].Quantity))
+	}
+	b = binary.AppendUvarint(b, uint64(q.TotalCents))
+	b = binary.BigEndian.AppendUint32(b, q.Inventory)
+	b = binary.AppendUvarint(b, uint64(q.IssuedAt))
+	b = binary.AppendUvarint(b, uint64(q.ExpiresAt-q.IssuedAt))
+	return append(b, q.Nonce[:]...)
+}
+
+// decodePayload is appendPayload's inverse; it accepts only what appendPayload writes
+// for a quote within the bounds (minimal uvarints, ids 1 to 2^31-1, at least one unit
+// per line, nothing after the nonce).
+func decodePayload(b []byte, q *Quote) bool {
+	if len(b) < 2 || b[0] != Version {
+		return false
+	}
+	q.KeyID = b[1]
+	p := 2
+	var ok bool
+	if q.PickUpDepot, p, ok = uvarint(b, p, 1, maxID); !ok {
+		return false
+	}
+	if q.DropOffDepot, p, ok = uvarint(b, p, 1, maxID); !ok {
+		return false
+	}
+	if q.PickUp, p, ok = uvarint(b, p, 0, maxDays); !ok {
+		return false
+	}
+	var days int64
+	if days, p, ok = uvarint(b, p, 0, maxDays); !ok {
+		return false
+	}
+	q.DropOff = q.PickUp + days
+	if q.VehicleID, p, ok = uvarint(b, p, 1, maxID); !ok {
+		return false
+	}
+	if q.InsuranceID, p, ok = uvarint(b, p, 0, maxID); !ok {
+		return false
+	}
+	var n int64
+	if n, p, ok = uvarint(b, p, 0, MaxLines); !ok {
+		return false
+	}
+	q.NLines = int(n)
+	for i := 0; i < q.NLines; i++ {
+		l := &q.Lines[i]
+		if l.ID, p, ok = uvarint(b, p, 1, maxID); !ok {
+			return false
+		}
+		if l.Quantity, p, ok = uvarint(b, p, 1, maxID); !ok {
+			return false
+		}
+	}
+	if q.TotalCents, p, ok = uvarint(b, p, 0, maxCents); !ok {
+		return false
+	}
+	if len(b)-p < 4 {
+		return false
+	}
+	q.Inventory = binary.BigEndian.Uint32(b[p:])
+	p += 4
+	if q.IssuedAt, p, ok = uvarint(b, p, 0, maxUnix); !ok {
+		return false
+	}
+	var ttl int64
+	if ttl, p, ok = uvarint(b, p, 0, maxUnix); !ok {
+		return false
+	}
+	q.ExpiresAt = q.IssuedAt + ttl
+	if len(b)-p != NonceLen {
+		return false
+	}
+	copy(q.Nonce[:], b[p:])
+	return true
+}
+
+// uvarint reads a minimally encoded uvarint at b[p:] within [min, max].
+func uvarint(b []byte, p int, min, max uint64) (int64, int, bool) {
+	v, n := binary.Uvarint(b[p:])
+	if n <= 0 || (n > 1 && b[p+n-1] == 0) || v < min || v > max {
+		return 0, p, false
+	}
+	return int64(v), p + n, true
+}

@@ -1,0 +1,388 @@
+package rental
+
+// The live inventory (issue 13): what changes between deploys, kept apart from the
+// reference data of the Catalog. Availability needs, per (vehicle, depot) pair, only
+// the days on which every unit is taken, so that is all an Inventory holds, and all its
+// binary form (the blob build/publish writes to Workers KV) carries:
+//
+//	"CVIX" 0x01                       magic and format version
+//	uvarint n, n bytes                as_of: when the feed was exported (UTF-8, may be empty)
+//	uvarint n, n bytes                source: where the feed came from
+//	uvarint                           number of records in the feed
+//	8 bytes (little endian)           the Catalog's fleetHash it was built for
+//	uvarint                           number of pairs, then per pair in (vehicle id, depot id) order:
+//	  uvarint vehicle id, uvarint depot id, uvarint number of spans (>= 1), then per span:
+//	    first span: varint (zigzag) its first day (days since 1970-01-01);
+//	    later spans: uvarint the days between the previous span's last day and its first, minus 1;
+//	    uvarint its length in days minus 1.
+//
+// The version of a blob is its content hash (the first 8 bytes of its SHA-256, in hex):
+// the same feed gives the same blob and the same version. The blob references the
+// catalog by ids; DecodeInventory checks every id, the fleet it was built for and every
+// count against the bytes left, so a bad blob is an error and never a partial state.
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/campervan/agent-api/core/wire"
+	"github.com/tidwall/gjson"
+)
+
+// Inventory is one version of the bookings: per (vehicle, depot) pair the sorted,
+// disjoint spans of days on which every unit is taken. It is immutable once built.
+type Inventory struct {
+	version  string
+	asOf     string
+	source   string
+	bookings int
+	// blocked[blockOff[p]:blockOff[p+1]] are the spans (calendar day indices) of pair p.
+	blockOff []int32
+	blocked  []span
+}
+
+// Version is the inventory's content hash (16 hex digits), "bundled-" followed by the
+// hash for the bookings bundled with the deploy.
+func (inv *Inventory) Version() string { return inv.version }
+
+// AsOf is when the feed was exported, as the publisher was told ("" when unknown).
+func (inv *Inventory) AsOf() string { return inv.asOf }
+
+// Source says where the feed came from.
+func (inv *Inventory) Source() string { return inv.source }
+
+// Bookings is the number of records of the feed.
+func (inv *Inventory) Bookings() int { return inv.bookings }
+
+// Spans is the number of booked-out spans (a pair's run of days with every unit taken).
+func (inv *Inventory) Spans() int { return len(inv.blocked) }
+
+// Bundled reports whether this is the inventory bundled with the deploy.
+func (inv *Inventory) Bundled() bool { return len(inv.version) > 8 && inv.version[:8] == "bundled-" }
+
+// Inventory returns the bookings the catalog answers with.
+func (c *Catalog) Inventory() *Inventory { return c.inv }
+
+// WithInventory returns a copy of c that answers with inv (built for c: see
+// DecodeInventory). The reference data is shared, not copied; c is unchanged.
+func (c *Catalog) WithInventory(inv *Inventory) *Catalog {
+	cc := *c
+	cc.inv = inv
+	return &cc
+}
+
+// Limits of a blob and of its fields.
+const (
+	MaxInventoryBytes = 16 << 20
+	maxFeedText       = 256
+	maxDay            = 1 << 22 // |a day| and a gap between spans, in days
+	inventoryMagic    = "CVIX"
+	inventoryFormat   = 1
+)
+
+// referenceHash is what an inventory depends on in the reference data: the fleet of
+// every pair and the calendar's range (spans are clipped to it).
+func (c *Catalog) referenceHash() uint64 {
+	var buf [8]byte
+	h := wire.FNVOffset
+	put := func(v int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		h = wire.FNV64a(h, wire.BytesString(buf[:]))
+	}
+	put(int64(c.calStart))
+	put(int64(c.calDays))
+	nd := len(c.depots)
+	for p, u := range c.fleet {
+		if u > 0 {
+			put(c.vehicles[p/nd].ID)
+			put(c.depots[p%nd].ID)
+			put(int64(u))
+		}
+	}
+	return h
+}
+
+// blobVersion returns the version of a blob: the first 8 bytes of its SHA-256, in hex.
+func blobVersion(blob []byte) string {
+	sum := sha256.Sum256(blob)
+	return string(wire.AppendHex64(nil, binary.BigEndian.Uint64(sum[:8])))
+}
+
+// InventoryVersion returns the version a blob has (whether or not it is valid).
+func InventoryVersion(blob []byte) string { return blobVersion(blob) }
+
+// EncodeInventory returns the binary form of inv, built for c.
+func (c *Catalog) EncodeInventory(inv *Inventory) []byte {
+	b := append([]byte(inventoryMagic), inventoryFormat)
+	b = binary.AppendUvarint(b, uint64(len(inv.asOf)))
+	b = append(b, inv.asOf...)
+	b = binary.AppendUvarint(b, uint64(len(inv.source)))
+	b = append(b, inv.source...)
+	b = binary.AppendUvarint(b, uint64(inv.bookings))
+	b = binary.LittleEndian.AppendUint64(b, c.fleetHash)
+	np := len(inv.blockOff) - 1
+	pairs := 0
+	for p := 0; p < np; p++ {
+		if inv.blockOff[p+1] > inv.blockOff[p] {
+			pairs++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(pairs))
+	nd := len(c.depots)
+	for p := 0; p < np; p++ {
+		ss := inv.blocked[inv.blockOff[p]:inv.blockOff[p+1]]
+		if len(ss) == 0 {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(c.vehicles[p/nd].ID))
+		b = binary.AppendUvarint(b, uint64(c.depots[p%nd].ID))
+		b = binary.AppendUvarint(b, uint64(len(ss)))
+		for i, s := range ss {
+			if i == 0 {
+				b = binary.AppendVarint(b, int64(c.calStart)+int64(s.from))
+			} else {
+				b = binary.AppendUvarint(b, uint64(s.from-ss[i-1].to-1))
+			}
+			b = binary.AppendUvarint(b, uint64(s.to-s.from))
+		}
+	}
+	return b
+}
+
+// blobReader reads a blob; the first error sticks.
+type blobReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *blobReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("inventory blob: at byte %d: %s", r.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *blobReader) uvarint(what string, max uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.fail("%s: truncated or overlong number", what)
+		return 0
+	}
+	if v > max {
+		r.fail("%s: %d is more than %d", what, v, max)
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *blobReader) varint(what string, max int64) int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		r.fail("%s: truncated or overlong number", what)
+		return 0
+	}
+	if v > max || v < -max {
+		r.fail("%s: %d is out of range", what, v)
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *blobReader) text(what string) string {
+	n := int(r.uvarint(what+" length", maxFeedText))
+	if r.err != nil {
+		return ""
+	}
+	if n > len(r.b)-r.off {
+		r.fail("%s: truncated", what)
+		return ""
+	}
+	s := string(r.b[r.off : r.off+n])
+	if !printable(s) {
+		r.fail("%s: not printable UTF-8", what)
+		return ""
+	}
+	r.off += n
+	return s
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, ch := range s {
+		if ch < 0x20 || ch == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// DecodeInventory checks a blob against c and returns its Inventory. Any error (a
+// wrong magic or format, an id c does not have, a pair without fleet, pairs out of
+// order, a blob built for another fleet or calendar, a truncated or over-long blob)
+// rejects the whole blob.
+func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
+	if len(blob) > MaxInventoryBytes {
+		return nil, fmt.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
+	}
+	if len(blob) < len(inventoryMagic)+1 || string(blob[:len(inventoryMagic)]) != inventoryMagic {
+		return nil, fmt.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
+	}
+	if blob[len(inventoryMagic)] != inventoryFormat {
+		return nil, fmt.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
+	}
+	r := &blobReader{b: blob, off: len(inventoryMagic) + 1}
+	inv := &Inventory{}
+	inv.asOf = r.text("as_of")
+	inv.source = r.text("source")
+	inv.bookings = int(r.uvarint("number of records", 1<<31))
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(blob)-r.off < 8 {
+		r.fail("truncated before the fleet hash")
+		return nil, r.err
+	}
+	if h := binary.LittleEndian.Uint64(blob[r.off:]); h != c.fleetHash {
+		r.fail("built for another fleet or season calendar (fleet hash %016x, this deploy has %016x); publish the feed again with this deploy's data", h, c.fleetHash)
+		return nil, r.err
+	}
+	r.off += 8
+	// Every pair takes at least 4 bytes (ids, a count, a span), every span at least 2.
+	pairs := int(r.uvarint("number of pairs", uint64(len(blob)-r.off)/4))
+	nd := len(c.depots)
+	np := len(c.fleet)
+	inv.blockOff = make([]int32, np+1)
+	inv.blocked = make([]span, 0, (len(blob)-r.off)/2)
+	last := int32(c.calDays - 1)
+	prev := -1
+	for i := 0; i < pairs && r.err == nil; i++ {
+		vid := r.uvarint("vehicle id", 1<<53)
+		did := r.uvarint("depot id", 1<<53)
+		n := int(r.uvarint("number of spans", uint64(len(blob)-r.off)/2))
+		if r.err != nil {
+			break
+		}
+		vi, ok := c.vehicleIdx[int64(vid)]
+		if !ok {
+			r.fail("pair %d: vehicle %d is not in this deploy's vehicles.json", i, vid)
+			break
+		}
+		di, ok := c.depotIdx[int64(did)]
+		if !ok {
+			r.fail("pair %d: depot %d is not in this deploy's depots.json", i, did)
+			break
+		}
+		p := int(vi)*nd + int(di)
+		if c.fleet[p] == 0 {
+			r.fail("pair %d: vehicle %d has no fleet at depot %d", i, vid, did)
+			break
+		}
+		if p <= prev {
+			r.fail("pair %d: vehicle %d at depot %d is out of order or repeated", i, vid, did)
+			break
+		}
+		if n == 0 {
+			r.fail("pair %d: no spans", i)
+			break
+		}
+		for q := prev + 1; q <= p; q++ {
+			inv.blockOff[q] = int32(len(inv.blocked))
+		}
+		prev = p
+		var day int64
+		for k := 0; k < n && r.err == nil; k++ {
+			if k == 0 {
+				day = r.varint("first day", maxDay)
+			} else {
+				day += int64(r.uvarint("gap", maxDay)) + 1
+			}
+			length := int64(r.uvarint("span length", maxCalendarDays))
+			from, to := day-int64(c.calStart), day+length-int64(c.calStart)
+			day += length
+			if to < 0 || from > int64(last) {
+				continue
+			}
+			if from < 0 {
+				from = 0
+			}
+			if to > int64(last) {
+				to = int64(last)
+			}
+			inv.blocked = append(inv.blocked, span{from: int32(from), to: int32(to)})
+		}
+	}
+	if r.err == nil && r.off != len(blob) {
+		r.fail("%d bytes after the last pair", len(blob)-r.off)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	for q := prev + 1; q <= np; q++ {
+		inv.blockOff[q] = int32(len(inv.blocked))
+	}
+	inv.version = blobVersion(blob)
+	return inv, nil
+}
+
+// Feed is what a publisher knows of a feed besides its records.
+type Feed struct {
+	File   string // the file name, for messages
+	AsOf   string // when it was exported, unless the feed says ("as_of")
+	Source string // where it came from, unless the feed says ("source")
+}
+
+// BuildInventory validates a reservation feed against c and returns its blob (see
+// EncodeInventory). A feed is either the record array of bookings.json as it is, or an
+// object {"as_of": "...", "source": "...", "bookings": [records]}; errors name the
+// file, the record and the field, as LoadCatalog's do.
+func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error) {
+	if !gjson.ValidBytes(feed) {
+		return nil, nil, fmt.Errorf("%s: not valid JSON", f.File)
+	}
+	root := gjson.ParseBytes(feed)
+	list := ""
+	asOf, source := f.AsOf, f.Source
+	if root.IsObject() {
+		list = "bookings"
+		top := rec{file: f.File, idx: -1}
+		for _, fld := range []struct {
+			name string
+			p    *string
+		}{{"as_of", &asOf}, {"source", &source}} {
+			v := root.Get(fld.name)
+			if !v.Exists() {
+				continue
+			}
+			if v.Type != gjson.String || len(v.Str) > maxFeedText || !printable(v.Str) {
+				return nil, nil, top.fail(fld.name, "must be a string of at most %d printable characters", maxFeedText)
+			}
+			*fld.p = v.Str
+		}
+	} else if !root.IsArray() {
+		return nil, nil, fmt.Errorf("%s: must be a JSON array of booking records, or an object with \"bookings\"", f.File)
+	}
+	if len(asOf) > maxFeedText || !printable(asOf) || len(source) > maxFeedText || !printable(source) {
+		return nil, nil, fmt.Errorf("%s: as_of and source must be at most %d printable characters", f.File, maxFeedText)
+	}
+	bs, n, err := c.parseBookings(f.File, list, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv := c.newInventory(bs, n, asOf, source)
+	blob := c.EncodeInventory(inv)
+	inv.version = blobVersion(blob)
+	return blob, inv, nil
+}

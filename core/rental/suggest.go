@@ -1,0 +1,250 @@
+package rental
+
+import "fmt"
+
+// Alternative is a way forward from a refused search or quote: criteria near the
+// refused ones that the catalog accepts. Alternatives verifies every one it returns
+// (the search passes every check; the quote, with the same extras, is priced), so a
+// client that follows one gets an answer, not another error.
+type Alternative struct {
+	Search    Search
+	VehicleID int64 // the vehicle of a quote (0 for a search)
+	Reason    string
+}
+
+// maxAlternatives bounds the alternatives of one error.
+const maxAlternatives = 5
+
+// how far (days) alternatives look for other dates
+const (
+	nearDays   = 14 // a closed depot, the notice period, the calendar's edges
+	bookedDays = 60 // a booked-out vehicle
+)
+
+// Alternatives appends to dst[:0] up to maxAlternatives alternatives to q for err, the
+// error Availability (quote false) or Quote (quote true) returned for it. Errors it
+// knows no way forward for get none.
+func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alternative) []Alternative {
+	dst = dst[:0]
+	if err == nil {
+		return dst
+	}
+	x := altCtx{c: c, q: q, quote: quote, dst: dst}
+	s := q.Search
+	days := int(s.DropOff) - int(s.PickUp) + 1
+	switch err.Code {
+	case CodeDepotClosed:
+		if err.Param == "pick_up_date" {
+			x.shiftNearest(s, days, nearDays, "%[1]s is open on %[2]s: the same %[4]d-day hire from %[2]s to %[3]s")
+		} else {
+			x.dropNearest(s, nearDays)
+		}
+	case CodeDateInPast, CodeNoticePeriod:
+		start := s.Today
+		if pi, ok := c.depotIdx[s.PickUpDepot]; ok {
+			start = start.AddDays(c.depotX[pi].notice)
+		}
+		x.firstFrom(s, start, days, 1, "the earliest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
+	case CodeTooFarAhead, CodeNoRates:
+		_, last := c.CalendarRange()
+		if err.Param == "drop_off_date" {
+			x.dropBack(s, last)
+			break
+		}
+		latest := s.Today.AddDays(c.maxAdvance)
+		if last < latest {
+			latest = last
+		}
+		x.firstFrom(s, latest, days, -1, "the latest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
+	case CodeTooLong:
+		x.dropBack(s, s.PickUp.AddDays(c.maxHire-1))
+	case CodeDateOrder:
+		t := s
+		t.PickUp, t.DropOff = s.DropOff, s.PickUp
+		x.try(t, q.VehicleID, fmt.Sprintf("the dates the other way round: from %s to %s", t.PickUp, t.DropOff))
+	case CodeRouteNotOffered:
+		x.dropDepots(s)
+	case CodeUnknownID:
+		switch err.Param {
+		case "pick_up_depot_id":
+			for i := range c.active {
+				t := s
+				t.PickUpDepot = c.active[i].ID
+				x.try(t, q.VehicleID, fmt.Sprintf("pick up at %s", depotRef(&c.active[i])))
+			}
+		case "drop_off_depot_id":
+			x.dropDepots(s)
+		case "vehicle_id":
+			x.otherVehicles(s, 0)
+		}
+	case CodeMinHire:
+		first, _ := c.CalendarRange()
+		if vi, ok := c.vehicleIdx[q.VehicleID]; ok {
+			if i := int(s.PickUp) - int(first); i >= 0 && i < c.calDays {
+				min := int(c.vehicleX[vi].minDays[c.seasonOf[i]])
+				for k := 0; k < nearDays && len(x.dst) < 1; k++ {
+					t := s
+					t.DropOff = s.PickUp.AddDays(min - 1 + k)
+					x.try(t, q.VehicleID, fmt.Sprintf("the minimum hire of %d days: from %s to %s", min, t.PickUp, t.DropOff))
+				}
+			}
+		}
+		x.otherVehicles(s, q.VehicleID)
+	case CodeBookedOut:
+		x.shiftNearest(s, days, bookedDays, "the vehicle is free for the same %[4]d days from %[2]s to %[3]s")
+		x.otherVehicles(s, q.VehicleID)
+	case CodeNotBasedHere:
+		if vi, ok := c.vehicleIdx[q.VehicleID]; ok {
+			nd := len(c.depots)
+			for j := range c.depots {
+				if !c.depotX[j].active || c.fleet[int(vi)*nd+j] == 0 {
+					continue
+				}
+				t := s
+				t.PickUpDepot = c.depots[j].ID
+				if s.DropOffDepot == s.PickUpDepot {
+					t.DropOffDepot = t.PickUpDepot
+				}
+				x.try(t, q.VehicleID, fmt.Sprintf("the vehicle is based at %s", depotRef(&c.depots[j])))
+			}
+		}
+		x.otherVehicles(s, q.VehicleID)
+	}
+	return x.dst
+}
+
+type altCtx struct {
+	c     *Catalog
+	q     QuoteRequest
+	quote bool
+	dst   []Alternative
+	scr   Quote
+}
+
+// try appends t (with vehicle v for a quote) when there is room and it is accepted.
+func (x *altCtx) try(t Search, v int64, reason string) bool {
+	if len(x.dst) >= maxAlternatives {
+		return false
+	}
+	for _, a := range x.dst {
+		if a.Search == t && a.VehicleID == v {
+			return false
+		}
+	}
+	if x.quote {
+		r := x.q
+		r.Search, r.VehicleID = t, v
+		x.scr.Accessories = x.scr.Accessories[:0]
+		if x.c.Quote(r, &x.scr) != nil {
+			return false
+		}
+	} else if _, err := x.c.check(t); err != nil {
+		return false
+	}
+	x.dst = append(x.dst, Alternative{Search: t, VehicleID: v, Reason: reason})
+	return true
+}
+
+// hireReason formats f with the pick-up depot, the new dates and the length.
+func (x *altCtx) hireReason(f string, t Search, days int) string {
+	name := fmt.Sprint(t.PickUpDepot)
+	if d := x.c.Depot(t.PickUpDepot); d != nil {
+		name = depotRef(d)
+	}
+	return fmt.Sprintf(f, name, t.PickUp, t.DropOff, days)
+}
+
+// shiftNearest moves the whole hire (same length) to the nearest accepted start
+// before and the nearest after, looking at most span days each way.
+func (x *altCtx) shiftNearest(s Search, days, span int, f string) {
+	for _, dir := range [2]int{-1, 1} {
+		for k := 1; k <= span; k++ {
+			t := s
+			t.PickUp, t.DropOff = s.PickUp.AddDays(dir*k), s.DropOff.AddDays(dir*k)
+			if x.try(t, x.q.VehicleID, x.hireReason(f, t, days)) {
+				break
+			}
+		}
+	}
+}
+
+// firstFrom moves the whole hire to start at start, or the first accepted day from
+// there in direction dir.
+func (x *altCtx) firstFrom(s Search, start Date, days, dir int, f string) {
+	for k := 0; k <= nearDays; k++ {
+		t := s
+		t.PickUp = start.AddDays(dir * k)
+		t.DropOff = t.PickUp.AddDays(days - 1)
+		if x.try(t, x.q.VehicleID, x.hireReason(f, t, days)) {
+			return
+		}
+	}
+}
+
+// dropNearest moves only the drop-off date to the nearest accepted day before and after.
+func (x *altCtx) dropNearest(s Search, span int) {
+	for _, dir := range [2]int{-1, 1} {
+		for k := 1; k <= span; k++ {
+			t := s
+			t.DropOff = s.DropOff.AddDays(dir * k)
+			if x.try(t, x.q.VehicleID, fmt.Sprintf("drop off on %s, when the depot is open", t.DropOff)) {
+				break
+			}
+		}
+	}
+}
+
+// dropBack moves the drop-off date to latest, or the first accepted day before it.
+func (x *altCtx) dropBack(s Search, latest Date) {
+	for k := 0; k <= nearDays; k++ {
+		t := s
+		t.DropOff = latest.AddDays(-k)
+		if x.try(t, x.q.VehicleID, fmt.Sprintf("the longest hire possible from %s: to %s", t.PickUp, t.DropOff)) {
+			return
+		}
+	}
+}
+
+// dropDepots tries the drop-off depots reachable from the pick-up depot, the same
+// depot first.
+func (x *altCtx) dropDepots(s Search) {
+	c := x.c
+	pi, ok := c.depotIdx[s.PickUpDepot]
+	if !ok {
+		return
+	}
+	t := s
+	t.DropOffDepot = s.PickUpDepot
+	x.try(t, x.q.VehicleID, fmt.Sprintf("a round trip: drop off at %s too", depotRef(&c.depots[pi])))
+	nd := len(c.depots)
+	for j := range c.depots {
+		if !c.depotX[j].active || c.routeFee[int(pi)*nd+j] < 0 {
+			continue
+		}
+		t.DropOffDepot = c.depots[j].ID
+		x.try(t, x.q.VehicleID, fmt.Sprintf("one-way to %s is offered", depotRef(&c.depots[j])))
+	}
+}
+
+// otherVehicles adds, for a quote, the cheapest other vehicles free for s.
+func (x *altCtx) otherVehicles(s Search, not int64) {
+	if !x.quote {
+		return
+	}
+	offers, err := x.c.AvailabilityFiltered(s, &noFilter, nil)
+	if err != nil {
+		return
+	}
+	// cheapest first (a few vehicles: insertion sort, stable)
+	for i := 1; i < len(offers); i++ {
+		for j := i; j > 0 && offers[j].TotalCents < offers[j-1].TotalCents; j-- {
+			offers[j], offers[j-1] = offers[j-1], offers[j]
+		}
+	}
+	for _, o := range offers {
+		if o.Vehicle.ID == not {
+			continue
+		}
+		x.try(s, o.Vehicle.ID, fmt.Sprintf("the %s (vehicle %d) is free for the same dates", o.Vehicle.Name, o.Vehicle.ID))
+	}
+}
