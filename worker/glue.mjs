@@ -237,6 +237,7 @@ async function inventoryRefresh(env) {
   try {
     if (app === null) app = instantiate(env);
     if (inventoryApply(app, bytes) === 0) inv.blob = bytes;
+    else console.error(JSON.stringify({ level: "error", msg: "inventory/" + ptr + " refused (the line before says why); serving the previous version, and this one is not read again" }));
   } catch (err) {
     app = null;
     console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
