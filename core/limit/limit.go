@@ -34,7 +34,8 @@ import (
 //     this isolate (its final count): at most 12 writes per client, isolate and window,
 //     and at most one per key per second (KV's limit).
 //   - Each write goes with one bulk get of the client's key family; a client whose
-//     estimated remaining allowance is at most half the limit is also re-read at
+//     estimated remaining allowance is at most half the limit, and whom another
+//     isolate serves too, is also re-read at
 //     most every reReadMs while it sends requests. A limited client is never re-read
 //     (counts only grow within a window: it stays limited).
 //   - The keys of a client and window are a fixed family of kvSlots keys
@@ -383,14 +384,20 @@ func (l *Limiter) Take(k Key, nowMs int64) Verdict {
 	switch {
 	case e.n%l.step == 0 && e.nw < maxWrites-1:
 		l.wantWrite(i, e, nowMs, true)
-	case v.Remaining <= l.near && e.readAt != 0 && e.flags&(fDirty|fReadDue) == 0:
-		// Near the limit: this isolate's latest count and the others' are worth a
-		// write and a read each second (while requests come).
+	case v.Remaining <= l.near && e.remote > 0 && e.flags&(fDirty|fReadDue) == 0:
+		// Near the limit, when another isolate serves the client too: this isolate's
+		// latest count and the others' are worth a write and a read each second
+		// (while requests come). A client seen by this isolate only costs none.
 		if rel-e.readAt >= reReadMs {
 			e.flags |= fReadDue
 			l.schedule(i, e, nowMs)
 		}
-		if e.n != e.written && e.nw < maxWrites-1 {
+		// Only from the writes the steps still to come leave over: a step's write,
+		// and the final count's, always have their place in the 12. This isolate
+		// allows at most Remaining more (the others' counts only grow), so no more
+		// steps than those up to n + Remaining are to come.
+		stepsLeft := (e.n+uint32(v.Remaining))/l.step - e.n/l.step
+		if e.n != e.written && uint32(e.nw)+stepsLeft < maxWrites-1 {
 			l.wantWrite(i, e, nowMs, false)
 		}
 	}
@@ -812,13 +819,16 @@ func appendLenPrefixed(dst []byte, f func([]byte) []byte) []byte {
 // Bound is the most requests of one client that k isolates on one consistent KV allow
 // in a window of limit requests, each isolate seeing rate requests per second of it and
 // KV operations taking latency seconds (RATIONALE.md, "The rate limit across
-// isolates"): each other isolate's count can be missed by at most what it has not
-// written yet (less than a step) plus what it allowed while a write and a read were on
-// their way (the write gap, the re-read period, and four KV latencies: its read before
-// its write, the write, and this isolate's read).
+// isolates"). What an isolate has not seen of another when it allows its last request
+// is at most: what the other has not written yet (less than a step), plus what the
+// other allowed after this isolate's last read (this isolate reads at each of its steps,
+// and near the limit, once it has seen another isolate, every re-read period: at most
+// a step, or rate x the period), plus what the other allowed while its write and this
+// isolate's read were on their way (the write gap and four KV latencies: the other's
+// read before its write, the write, this isolate's read).
 func Bound(limit int64, k int, rate, latency float64) int64 {
-	step := (limit + 10) / 11
-	lag := float64(kvWriteGapMs+reReadMs)/1000 + 4*latency
-	b := float64(limit) + float64(k-1)*(float64(step-1)+rate*lag)
+	step := float64((limit + 10) / 11)
+	missed := step - 1 + max(step, rate*reReadMs/1000) + rate*(kvWriteGapMs/1000.0+4*latency)
+	b := float64(limit) + float64(k-1)*missed
 	return min(int64(b), int64(k)*limit)
 }

@@ -391,7 +391,7 @@ func (g *glueSim) tick(t testing.TB, now int64) {
 // window, at most one per key and second; the last holds the exact count; once limited
 // it causes no KV operation at all.
 func TestLimiterKVWritesBounded(t *testing.T) {
-	for _, pace := range []int64{7, 100, 500, 2000} { // ms between requests
+	for _, pace := range []int64{7, 100, 500, 600, 2000} { // ms between requests
 		g := &glueSim{l: isolate(100, 60, 3, 1), kv: newFakeKV(), timer: -1}
 		allowed := 0
 		var putsAtLimit, getsAtLimit int
