@@ -874,3 +874,28 @@ func FuzzClientOf(f *testing.F) {
 	}
 	f.Fuzz(checkClientOf)
 }
+
+// The cost of Take natively: every request from a new client (an insert, evicting once
+// the table is full) against 100 clients in turn (a hit).
+func BenchmarkTakeNewClient(b *testing.B) {
+	l := New(1<<30, 60, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l.Take(Key{uint64(i) << 16, 0}, t0)
+	}
+}
+
+func BenchmarkTake100Clients(b *testing.B) {
+	l := New(1<<30, 60, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l.Take(Key{uint64(i%100) << 16, 0}, t0)
+	}
+}
+
+func BenchmarkClientOfIPv6(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ClientOf("2001:db8:85a3:8d3:1319:8a2e:370:7348")
+	}
+}
