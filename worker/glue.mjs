@@ -34,7 +34,12 @@ const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS"
 const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
 
-let logRequests = true; // REQUEST_LOG var, read with the instance
+// REQUEST_LOG var, read with the instance: 2 = a line for every request ("all" or
+// "true"), 1 = only for the answers an operator acts on, 4xx but 429 and 5xx ("errors",
+// the default), 0 = none ("off" or "false"). Workers Logs (wrangler.toml
+// [observability]) records every invocation anyway, with its URL, status, CPU and wall
+// time; the line adds our route name, and costs ~15 us CPU (BENCHMARKS.md).
+let logLevel = 1;
 let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
 // This request's header values, reused (one request at a time per isolate).
 const HV_ALL = new Array(HEADERS.length).fill("");
@@ -172,7 +177,8 @@ function instantiate(env) {
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0 };
   state.mem = a.mem;
   a.ex._initialize();
-  logRequests = !(env && String(env.REQUEST_LOG).toLowerCase() === "false");
+  const rl = env && env.REQUEST_LOG != null ? String(env.REQUEST_LOG).toLowerCase() : "errors";
+  logLevel = rl === "all" || rl === "true" ? 2 : rl === "off" || rl === "false" || rl === "none" ? 0 : 1;
   const names = [], values = [];
   for (const k of VARS) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
@@ -231,6 +237,7 @@ async function inventoryRefresh(env) {
   try {
     if (app === null) app = instantiate(env);
     if (inventoryApply(app, bytes) === 0) inv.blob = bytes;
+    else console.error(JSON.stringify({ level: "error", msg: "inventory/" + ptr + " refused (the line before says why); serving the previous version, and this one is not read again" }));
   } catch (err) {
     app = null;
     console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
@@ -406,7 +413,6 @@ async function readBody(request) {
 
 export default {
   async fetch(request, env, ctx) {
-    const t0 = Date.now();
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
@@ -435,8 +441,11 @@ export default {
     }
     if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
     // The request log line (method is an HTTP token and route one of ours: no escaping).
-    // It is the largest cost the glue adds (BENCHMARKS.md): REQUEST_LOG=false drops it.
-    if (logRequests) console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + ',"ms":' + (Date.now() - t0) + "}");
+    // No duration: a Worker's clock stands still while it computes, and Workers Logs has
+    // the invocation's wall and CPU time.
+    if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
+      console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
+    }
     return new Response(r.body, { status: r.status, headers: r.headers });
   },
 };

@@ -83,7 +83,8 @@ const w :Workerd.Worker = (
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf}
+	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(d.exited) }()
 	t.Cleanup(d.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

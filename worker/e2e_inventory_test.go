@@ -1,0 +1,347 @@
+//go:build !wasip1 && !js
+
+package main
+
+// The live inventory end to end (issue 13, -e2e):
+//
+//   - TestE2EInventoryPublish, under wrangler dev (make dev's settings): a search offers a
+//     vehicle; build/publish writes a feed that books every unit of it to the local KV;
+//     within 5 s the search leaves it out, a quote for it is a 404 giving the booked-out
+//     dates and X-Inventory-Version is the new version. Then a bad feed: publish exits
+//     non-zero naming the record and field, and KV and the answers are unchanged.
+//   - TestE2EInventoryKV, on raw workerd with the INVENTORY namespace served by this test
+//     (workerd speaks HTTP to a KV service): the first request already has the current
+//     inventory; with KV failing, answers go on from the last version, logged once; a
+//     refused blob keeps the version serving; when KV is back the next version serves.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/campervan/agent-api/core/wire"
+)
+
+const (
+	e2eSearch = "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20"
+	e2eQuote  = "/api/agent/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id="
+)
+
+// offeredIDs returns the vehicle ids of an availability answer.
+func offeredIDs(t *testing.T, body []byte) map[int64]bool {
+	t.Helper()
+	var offers []struct {
+		VehicleID int64 `json:"vehicleId"`
+	}
+	if err := json.Unmarshal(body, &offers); err != nil {
+		t.Fatalf("availability body: %v: %s", err, body)
+	}
+	m := map[int64]bool{}
+	for _, o := range offers {
+		m[o.VehicleID] = true
+	}
+	return m
+}
+
+// buildPublish compiles build/publish once for the test.
+func buildPublish(t *testing.T) string {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	bin := filepath.Join(t.TempDir(), "publish")
+	cmd := exec.Command("go", "build", "-o", bin, "./build/publish")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./build/publish: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestE2EInventoryPublish(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	root, _ := filepath.Abs("..")
+	pub := buildPublish(t)
+	d := startDev(t, "wrangler.toml", "--var", "INVENTORY_REFRESH_SECONDS:2")
+	get := func(target string) wire.DecodedResponse {
+		return d.do(t, wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.13"}}})
+	}
+	before := get(e2eSearch)
+	if before.Status != 200 || !strings.HasPrefix(before.Header("x-inventory-version"), "bundled-") {
+		t.Fatalf("before: %d, x-inventory-version %q", before.Status, before.Header("x-inventory-version"))
+	}
+	const vehicle = 3
+	if !offeredIDs(t, before.Body)[vehicle] {
+		t.Fatalf("vehicle %d is not offered before the publish: %s", vehicle, before.Body)
+	}
+	dir := t.TempDir()
+	publish := func(feed string) (string, error) {
+		path := filepath.Join(dir, "feed.json")
+		if err := os.WriteFile(path, []byte(feed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pub, "-feed", path, "-persist-to", d.persist, "-config", filepath.Join(root, "wrangler.toml"))
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	// Every unit of the vehicle at depot 1 for the searched dates (more units than the fleet).
+	feed := fmt.Sprintf(`{"as_of":"2026-11-23T09:00:00Z","source":"e2e","bookings":[{"id":1,"vehicle_id":%d,"depot_id":1,"pick_up_date":"2027-03-09","drop_off_date":"2027-03-21","units":50}]}`, vehicle)
+	out, err := publish(feed)
+	published := time.Now()
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	t.Logf("%s", strings.TrimSpace(out))
+	i := strings.Index(out, "inventory ")
+	if i < 0 || len(out) < i+10+16 {
+		t.Fatalf("publish printed no version: %s", out)
+	}
+	version := out[i+10 : i+10+16]
+	var after wire.DecodedResponse
+	for {
+		after = get(e2eSearch)
+		if after.Header("x-inventory-version") == version {
+			break
+		}
+		if time.Since(published) > 5*time.Second {
+			t.Fatalf("5 s after the publish the search still answers from %q, want %q", after.Header("x-inventory-version"), version)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	seen := time.Now()
+	if m := regexp.MustCompile(`inventory/current now [0-9a-f]{16} at (\S+),`).FindStringSubmatch(out); m != nil {
+		if at, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+			t.Logf("publish -> visible: %v after the pointer was written (%v after build/publish exited)", seen.Sub(at).Round(time.Millisecond), seen.Sub(published).Round(time.Millisecond))
+		}
+	}
+	if after.Status != 200 || offeredIDs(t, after.Body)[vehicle] {
+		t.Errorf("after the publish the search still offers vehicle %d: %s", vehicle, after.Body)
+	}
+	if after.Header("etag") == before.Header("etag") {
+		t.Error("the availability ETag did not change with the version")
+	}
+	q := get(e2eQuote + strconv.Itoa(vehicle))
+	if q.Status != 404 || !strings.Contains(string(q.Body), "booked out") || !strings.Contains(string(q.Body), "2027-03-09 to 2027-03-21") || q.Header("x-inventory-version") != version {
+		t.Errorf("quote after the publish: %d, version %q: %s; want a 404 giving 2027-03-09 to 2027-03-21", q.Status, q.Header("x-inventory-version"), q.Body)
+	}
+	idx := get("/api/agent/")
+	if !strings.Contains(string(idx.Body), `"inventory":{"version":"`+version+`","asOf":"2026-11-23T09:00:00Z","bookings":1,`) {
+		t.Errorf("index: %s", idx.Body)
+	}
+
+	// A bad feed: refused with the record and field, nothing written, answers unchanged.
+	bad := strings.Replace(feed, fmt.Sprintf(`"vehicle_id":%d`, vehicle), `"vehicle_id":777`, 1)
+	out, err = publish(bad)
+	if err == nil || !strings.Contains(out, `feed.json: bookings record 0 (id 1): field "vehicle_id": vehicle 777 does not exist`) || !strings.Contains(out, "nothing was written") {
+		t.Errorf("publish of a bad feed: err %v, output %s", err, out)
+	}
+	cmd := exec.Command(filepath.Join(root, "build/wrangler.sh"), "kv", "key", "get", "inventory/current", "--text",
+		"--binding", "INVENTORY", "--local", "--persist-to", d.persist, "-c", "wrangler.toml")
+	cmd.Dir = root
+	cur, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(cur)) != version {
+		t.Errorf("inventory/current after the bad feed: %q (%v), want %s", cur, err, version)
+	}
+	time.Sleep(2500 * time.Millisecond) // past one refresh
+	if r := get(e2eSearch); r.Header("x-inventory-version") != version || offeredIDs(t, r.Body)[vehicle] {
+		t.Errorf("after the bad feed: version %q, want %q unchanged", r.Header("x-inventory-version"), version)
+	}
+}
+
+// kvService is a KV namespace for workerd's kvNamespace binding (GET /<key>), served by
+// the test: it can fail every read.
+type kvService struct {
+	mu     sync.Mutex
+	values map[string][]byte
+	fail   bool
+	reads  int
+}
+
+func (k *kvService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/"))
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.reads++
+	if k.fail {
+		http.Error(w, "KV is down (test)", 500)
+		return
+	}
+	v, ok := k.values[key]
+	if r.Method != "GET" || !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Write(v)
+}
+
+func (k *kvService) set(f func()) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	f()
+}
+
+// startWorkerdKV runs the shipped bundle on raw workerd with INVENTORY bound to kv.
+func startWorkerdKV(t *testing.T, kv http.Handler, vars map[string]string) (*devServer, string) {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no workerd binary (npm install): %v", err)
+	}
+	srv := httptest.NewServer(kv)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	for _, f := range []string{"worker.mjs", "app.wasm"} {
+		b, err := os.ReadFile(filepath.Join(root, "build", f))
+		if err != nil {
+			t.Fatalf("%v (make build)", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var bindings []string
+	for _, v := range wranglerVars(t) {
+		if _, ok := vars[v.Name]; !ok {
+			bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(v.Name), strconv.Quote(v.Value)))
+		}
+	}
+	for k, v := range vars {
+		bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(k), strconv.Quote(v)))
+	}
+	bindings = append(bindings, `(name = "INVENTORY", kvNamespace = "kv")`)
+	port := freePort(t)
+	config := `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .w), (name = "kv", external = (address = "` + strings.TrimPrefix(srv.URL, "http://") + `", http = ()))],
+  sockets = [(name = "http", address = "127.0.0.1:` + strconv.Itoa(port) + `", http = (), service = "main")],
+);
+const w :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs"), (name = "app.wasm", wasm = embed "app.wasm")],
+  compatibilityDate = "2026-11-01",
+  bindings = [` + strings.Join(bindings, ", ") + `],
+);
+`
+	cfgPath := filepath.Join(dir, "config.capnp")
+	if err := os.WriteFile(cfgPath, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.CreateTemp("", "workerd-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", cfgPath)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(d.exited) }()
+	t.Cleanup(d.stop)
+	// Wait for the socket only: the first request must be the test's own.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case <-d.exited:
+			out, _ := os.ReadFile(logf.Name())
+			t.Fatalf("workerd exited; its log:\n%s", out)
+		default:
+		}
+		if c, err := (&net.Dialer{}).Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			return d, logf.Name()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("workerd not listening after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestE2EInventoryKV(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
+	empty, invB := inventoryBlob(t, `[]`)
+	kv := &kvService{values: map[string][]byte{
+		"inventory/current":           []byte(invA.Version()),
+		"inventory/" + invA.Version(): booked,
+	}}
+	d, logPath := startWorkerdKV(t, kv, map[string]string{"INVENTORY_REFRESH_SECONDS": "1"})
+	get := func() wire.DecodedResponse {
+		return d.do(t, wire.Request{Method: "GET", Target: e2eSearch, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.14"}}})
+	}
+	// The isolate's first request waits (at most 1 s) for the current inventory.
+	r := get()
+	if r.Header("x-inventory-version") != invA.Version() || offeredIDs(t, r.Body)[3] {
+		t.Fatalf("first request: version %q, want %q with vehicle 3 booked out", r.Header("x-inventory-version"), invA.Version())
+	}
+	// KV fails: the answers go on from A, and the failure is logged once.
+	kv.set(func() { kv.fail = true; kv.values["inventory/current"] = []byte(invB.Version()) })
+	deadline := time.Now().Add(3500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if r := get(); r.Status != 200 || r.Header("x-inventory-version") != invA.Version() || offeredIDs(t, r.Body)[3] {
+			t.Fatalf("with KV failing: %d, version %q, want %q unchanged", r.Status, r.Header("x-inventory-version"), invA.Version())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logPath)
+	if n := strings.Count(string(log), "inventory KV read failed"); n != 1 {
+		t.Errorf("the KV failure was logged %d times, want once:\n%s", n, log)
+	}
+	// KV back, pointing at a blob the module refuses: A still serves.
+	kv.set(func() {
+		kv.fail = false
+		kv.values["inventory/current"] = []byte("0123456789abcdef")
+		kv.values["inventory/0123456789abcdef"] = []byte("CVIX\x01 not an inventory")
+	})
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if r := get(); r.Status != 200 || r.Header("x-inventory-version") != invA.Version() {
+			t.Fatalf("after a bad blob: %d, version %q, want %q", r.Status, r.Header("x-inventory-version"), invA.Version())
+		}
+		log, _ = os.ReadFile(logPath)
+		if strings.Contains(string(log), "inventory/0123456789abcdef refused") && strings.Contains(string(log), "refused, still serving "+invA.Version()) {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("no log line for the refused blob after 5 s:\n%s", log)
+		}
+	}
+	// The next good version: it serves within two refreshes.
+	kv.set(func() {
+		kv.values["inventory/current"] = []byte(invB.Version())
+		kv.values["inventory/"+invB.Version()] = empty
+	})
+	moved := time.Now()
+	for {
+		r := get()
+		if r.Header("x-inventory-version") == invB.Version() {
+			if !offeredIDs(t, r.Body)[3] {
+				t.Error("the empty inventory still books out vehicle 3")
+			}
+			break
+		}
+		if time.Since(moved) > 5*time.Second {
+			t.Fatalf("5 s after the pointer moved: version %q, want %q", r.Header("x-inventory-version"), invB.Version())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("pointer moved -> visible: %v (INVENTORY_REFRESH_SECONDS 1)", time.Since(moved).Round(time.Millisecond))
+}
