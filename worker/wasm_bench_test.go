@@ -71,6 +71,16 @@ func BenchmarkWasmQuote(b *testing.B) {
 func BenchmarkWasmOutside(b *testing.B) { benchWasmStatus(b, "/nothing", 404) }
 func BenchmarkWasmNoRoute(b *testing.B) { benchWasmStatus(b, "/api/agent/vehicles", 404) }
 
+// The largest calendar: 63 start dates x 4 hire lengths (252 searches, ~476 KB of JSON).
+func BenchmarkWasmCalendarLargest(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21")
+}
+
+// The issue's done-when question: 17 start dates, 10 days, 4+ berths, automatic.
+func BenchmarkWasmCalendarDoneWhen(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
+}
+
 // TestWasmAllocs: the request paths allocate nothing in the TinyGo module once warm.
 // It needs a module built with -tags memstats (it exports mallocs): `make allocs`;
 // with the shipped module it is skipped.

@@ -64,6 +64,7 @@ type Server struct {
 	alts        []rental.Alternative // an error's ways forward (suggest.go)
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
 	classList   string               // "compact, campervan or motorhome", for messages
+	lengths     []int                // a calendar's hire lengths
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
