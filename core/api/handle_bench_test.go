@@ -53,3 +53,13 @@ func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehic
 func BenchmarkHandleAvailabilityFiltered(b *testing.B) {
 	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-15&drop_off_date=2027-03-24&min_berths=4&transmission=automatic&class=motorhome&max_total=2500&sort=price")
 }
+
+// The largest calendar: 63 start dates x 4 hire lengths, every vehicle (252 searches).
+const calendarLargest = "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"
+
+func BenchmarkHandleCalendarLargest(b *testing.B) { benchHandle(b, calendarLargest) }
+
+// The issue's done-when question: 17 start dates, one length, two filters.
+func BenchmarkHandleCalendarDoneWhen(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
+}

@@ -86,6 +86,11 @@ var ops = [...]Op{
 		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
 			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
+	{Path: "/vehicles/availability/calendar", Cache: cacheSearch, handle: (*Server).getCalendar,
+		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
+			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal},
+		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
+			Lead: "Step 2 when the dates are flexible: one call answers every start date from earliest_pick_up_date to latest_pick_up_date (at most 63 dates) for one hire length in days (or up to 4, \"7,10,14\"), with the vehicles free for each, cheapest first, and their totalAmount (vehicle only, equal to get_quote without extras). Filters as search_vehicles, plus vehicle_id for one vehicle. A day without vehicles says why in reason. Then get_quote for the chosen vehicle and dates."}},
 	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
 		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
 		Tool: mcp.Tool{Name: "list_accessories", Title: "List a vehicle's accessories", Wrap: "accessories", PathHint: "a vehicleId from search_vehicles",
@@ -100,6 +105,9 @@ var ops = [...]Op{
 			{Name: "accessory_ids"}, {Name: "insurance_id"}},
 		Tool: mcp.Tool{Name: "get_quote", Title: "Get a price quote",
 			Lead: "Step 4: price a hire exactly: the depots and dates of search_vehicles, vehicle_id from search_vehicles, optional accessory_ids from list_accessories and insurance_id from list_insurance_plans. totalAmount (NZD) is the sum of the four fees of priceBreakdown. A quote is not a booking: give the customer checkoutUrl."}},
+	{Path: "/quotes/{quoteId}", Cache: cacheNone, handle: (*Server).getQuoteCheck,
+		Tool: mcp.Tool{Name: "check_quote", Title: "Check a quote", PathHint: "a quoteId from get_quote",
+			Lead: "Step 5, before checkout or when coming back to a quote later: check a quoteId from get_quote. status is valid (same total, still available, not expired), changed (available at another total: originalTotalAmount then, quote.totalAmount now), unavailable (reason says why; suggestions give ways forward) or expired (quote is the same hire priced now). quote is the hire re-priced with a new quoteId and checkoutUrl, or null when it is unavailable."}},
 }
 
 // The MCP tools, in the table's order, and the operation of each.
@@ -192,7 +200,7 @@ func buildHints(base string) [][]string {
 // appendIndex writes the index: what the API is, its document and its operations
 // (those that are MCP tools: the ones an agent calls).
 func appendIndex(b []byte, base string) []byte {
-	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
+	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote, and check a quote by its signed id before checkout. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
 	b = wire.AppendJSONString(b, base+"/openapi.json")
 	b = append(b, `,"operations":[`...)
 	for i, t := range tools {

@@ -177,7 +177,7 @@ type errBody struct {
 
 const (
 	qMarch = "/api/agent/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=1"
-	avAkl = "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1"
+	avAkl  = "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1"
 )
 
 // errorCases has a request for every error code a body can carry, and how many
@@ -212,6 +212,8 @@ var errorCases = []struct {
 	{CodeMinHire, "vehicle_id", "/api/agent/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-10&vehicle_id=1", 404, 1},
 	{CodeBookedOut, "vehicle_id", "/api/agent/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2026-12-22&drop_off_date=2026-12-30&vehicle_id=7", 404, 3},
 	{CodeNotFound, "", "/api/agent/vehicles", 404, 0},
+	{CodeTooLong, "latest_pick_up_date", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-06-30&days=10&min_berths=4", 400, 1},
+	{CodeDateOrder, "latest_pick_up_date", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-31&latest_pick_up_date=2027-03-15&days=7,10", 400, 1},
 }
 
 // TestErrorCodes: each case gets its status, code and param.

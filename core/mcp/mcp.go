@@ -50,7 +50,7 @@ const (
 	rpcUnsupportedVersion = -32022
 )
 
-const mcpInstructions = "New Zealand campervan hire: discovery and exact price quotes (read-only; nothing is booked). Call order: list_depots, then search_vehicles (depot ids and dates), then optionally list_accessories and list_insurance_plans (with a vehicleId from search_vehicles), then get_quote. Dates are YYYY-MM-DD (New Zealand); both the pick-up and the drop-off day are charged. All amounts are NZD. To book, give the customer the quote's checkoutUrl (or a vehicle's bookingUrl). A tool error (isError) names the argument at fault and what would be accepted: fix that argument and call again."
+const mcpInstructions = "New Zealand campervan hire: discovery and exact price quotes (read-only; nothing is booked). Call order: list_depots, then search_vehicles (depot ids and dates; filters min_berths, transmission, class, max_total and sort) or, when the dates are flexible, search_calendar (every start date of a range in one call), then optionally list_accessories and list_insurance_plans (with a vehicleId from search_vehicles), then get_quote. Dates are YYYY-MM-DD (New Zealand); both the pick-up and the drop-off day are charged. All amounts are NZD. To book, give the customer the quote's checkoutUrl (or a vehicle's bookingUrl). A tool error (isError) names the argument at fault and what would be accepted: fix that argument and call again."
 
 // Tool is one tool: an operation of the API under another name.
 type Tool struct {

@@ -7,9 +7,10 @@ import (
 )
 
 // A search is checked in this order; the first failing rule is reported:
-// pick-up depot, drop-off depot, date order, pick-up in the past, the pick-up
-// depot's notice days, MaxAdvanceDays, the season calendar's range,
-// MaxHireDays, depot closures (pick-up then drop-off), and the one-way route.
+// pick-up depot, drop-off depot, the one-way route (checkRoute: what holds for every
+// date), date order, pick-up in the past, the pick-up depot's notice days,
+// MaxAdvanceDays, the season calendar's range, MaxHireDays (checkDates), and depot
+// closures (pick-up then drop-off).
 //
 // Hire days count both the pick-up and the drop-off day (drop_off - pick_up + 1),
 // the "calendar day" basis New Zealand campervan operators charge on.
@@ -86,14 +87,9 @@ func (c *Catalog) openNear(di int, d Date) (before, after Date) {
 
 func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	var sc searchCtx
-	refs := s.refs()
-	pi, ok := c.depotIdx[s.PickUpDepot]
-	if !ok || !c.depotX[pi].active {
-		return sc, InvalidCode(CodeUnknownID, "pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
-	}
-	di, ok := c.depotIdx[s.DropOffDepot]
-	if !ok || !c.depotX[di].active {
-		return sc, InvalidCode(CodeUnknownID, "drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+	pi, di, fee, err := c.checkRoute(s)
+	if err != nil {
+		return sc, err
 	}
 	pd, dd := &c.depots[pi], &c.depots[di]
 	if err := c.checkDates(s.PickUp, s.DropOff, s.Today, c.depotX[pi].notice, pd); err != nil {
@@ -101,20 +97,15 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	}
 	days := int(s.DropOff) - int(s.PickUp) + 1
 	first, _ := c.CalendarRange()
-	if cl := c.closedOn(int(pi), s.PickUp); cl != nil {
-		b, a := c.openNear(int(pi), s.PickUp)
+	if cl := c.closedOn(pi, s.PickUp); cl != nil {
+		b, a := c.openNear(pi, s.PickUp)
 		return sc, InvalidCode(CodeDepotClosed, "pick_up_date", fmt.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
 	}
-	if cl := c.closedOn(int(di), s.DropOff); cl != nil {
-		b, a := c.openNear(int(di), s.DropOff)
+	if cl := c.closedOn(di, s.DropOff); cl != nil {
+		b, a := c.openNear(di, s.DropOff)
 		return sc, InvalidCode(CodeDepotClosed, "drop_off_date", fmt.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
 	}
-	nd := len(c.depots)
-	fee := c.routeFee[int(pi)*nd+int(di)]
-	if fee < 0 {
-		return sc, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(pd), depotRef(dd), c.routesFrom(int(pi))))
-	}
-	sc.pd, sc.dd = int(pi), int(di)
+	sc.pd, sc.dd = pi, di
 	sc.a, sc.b = int(s.PickUp)-int(first), int(s.DropOff)-int(first)
 	sc.days = days
 	sc.season = int(c.seasonOf[sc.a])
@@ -169,6 +160,32 @@ func (c *Catalog) checkDates(pickUp, dropOff, today Date, notice int, pd *Depot)
 		return InvalidCode(CodeTooLong, "drop_off_date", fmt.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
 	}
 	return nil
+}
+
+// CheckRoute checks what of a search holds for every date: both depots exist and are
+// active, and the route between them is offered. The calendar checks it once.
+func (c *Catalog) CheckRoute(s Search) *Error {
+	_, _, _, err := c.checkRoute(s)
+	return err
+}
+
+// checkRoute returns the depot indices and the route fee (before any waiver).
+func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
+	refs := s.refs()
+	p, ok := c.depotIdx[s.PickUpDepot]
+	if !ok || !c.depotX[p].active {
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+	}
+	d, ok := c.depotIdx[s.DropOffDepot]
+	if !ok || !c.depotX[d].active {
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+	}
+	pi, di = int(p), int(d)
+	fee = c.routeFee[pi*len(c.depots)+di]
+	if fee < 0 {
+		return 0, 0, 0, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
+	}
+	return pi, di, fee, nil
 }
 
 // routesFrom lists the active drop-off depots reachable from depot index pi.
@@ -277,7 +294,7 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 		if !f.Keep(&c.vehicles[vi], total) {
 			continue
 		}
-		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days),
+		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Index: vi, Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days),
 			RouteCents: sc.route, TotalCents: total})
 	}
 	return dst

@@ -100,6 +100,8 @@ func (s *Search) refs() *Refs {
 // Offer is one vehicle available for a Search.
 type Offer struct {
 	Vehicle *Vehicle
+	// Index is the vehicle's position in Catalog.Vehicles (its dense index).
+	Index int
 	// Days is the number of charged hire days.
 	Days int
 	// RentalCents is the rental fee for the whole period (the quote's rentalFee).

@@ -1,0 +1,194 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// GET /vehicles/availability/calendar: every start date from earliest_pick_up_date to
+// latest_pick_up_date, for each hire length of days, with the vehicles free for it,
+// cheapest first, in one call (and one request against the rate limit).
+
+const (
+	// maxCalendarSpan bounds the work of one call: latest_pick_up_date is at most this
+	// many days after earliest_pick_up_date (63 start dates), each for up to
+	// maxCalendarLengths hire lengths: 252 searches at most.
+	maxCalendarSpan    = 62
+	maxCalendarLengths = 4
+)
+
+// Reasons of an empty day that no single rule explains (no allocation per day).
+const (
+	reasonNoneFree     = "no vehicle is free at the pick-up depot for these dates (booked out, or the hire is shorter than its minimum)"
+	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total) is free for these dates"
+)
+
+func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	var sr rental.Search
+	var e *rental.Error
+	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hint("pick_up_depot_id")); e != nil {
+		return e
+	}
+	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hint("drop_off_depot_id")); e != nil {
+		return e
+	}
+	earliest, e := s.q.requiredDate("earliest_pick_up_date")
+	if e != nil {
+		return e
+	}
+	latest, e := s.q.requiredDate("latest_pick_up_date")
+	if e != nil {
+		return e
+	}
+	lengths, e := s.calendarDays()
+	if e != nil {
+		return e
+	}
+	vehicle, e := s.q.optionalID("vehicle_id")
+	if e != nil {
+		return e
+	}
+	if e = s.q.filter(&s.filter, s.cat.Classes(), s.classList); e != nil {
+		return e
+	}
+	s.filter.VehicleID = vehicle
+	if e = s.checkParams(); e != nil {
+		return e
+	}
+	sr.Today = rental.NZToday(wire.FloorDiv(nowMs, 1000))
+	sr.Refs = &s.refs
+	if e = s.cat.CheckRoute(sr); e != nil {
+		return e
+	}
+	if vehicle != 0 && s.cat.Vehicle(vehicle) == nil {
+		return rental.InvalidCode(rental.CodeUnknownID, "vehicle_id", "vehicle_id "+string(wire.AppendInt(nil, vehicle))+" is not a vehicle; leave vehicle_id out for every vehicle, or use a vehicleId from GET "+s.cfg.BasePath+"/vehicles/availability")
+	}
+	if latest < earliest {
+		s.suggestParams("latest_pick_up_date", earliest, "earliest_pick_up_date", latest, "the two dates the other way round")
+		return rental.InvalidCode(rental.CodeDateOrder, "latest_pick_up_date", "latest_pick_up_date "+latest.String()+" is before earliest_pick_up_date "+earliest.String()+"; give the range from its first to its last start date")
+	}
+	if int(latest-earliest) > maxCalendarSpan {
+		last := earliest.AddDays(maxCalendarSpan)
+		s.suggestParams("latest_pick_up_date", last, "", 0, "the first 63 start dates of the range")
+		return rental.InvalidCode(rental.CodeTooLong, "latest_pick_up_date", "the range from "+earliest.String()+" to "+latest.String()+" has "+string(wire.AppendInt(nil, int64(latest-earliest)+1))+" start dates; a calendar covers at most 63 (latest_pick_up_date at most 62 days after earliest_pick_up_date), so ask for "+earliest.String()+" to "+last.String()+" and then the rest")
+	}
+	filtered := s.filter != (rental.Filter{})
+	b := append(w.Body, '[')
+	n := 0
+	for d := earliest; d <= latest; d++ {
+		for _, days := range lengths {
+			sr.PickUp, sr.DropOff = d, d.AddDays(days-1)
+			s.offers, e = s.cat.AvailabilityFiltered(sr, &s.filter, s.offers[:0])
+			sortOffers(s.offers, sortPrice)
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = append(b, `{"pick_up_date":"`...)
+			b = sr.PickUp.AppendTo(b)
+			b = append(b, `","drop_off_date":"`...)
+			b = sr.DropOff.AppendTo(b)
+			b = append(b, `","days":`...)
+			b = wire.AppendInt(b, int64(days))
+			b = append(b, `,"vehicles":[`...)
+			for i := range s.offers {
+				o := &s.offers[i]
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, s.vehicleJSON(o).cal...)
+				b = appendFees(b, o)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+			switch {
+			case e != nil:
+				b = wire.AppendMember(b, `,"reason":`, e.Message)
+				b = append(b, `,"code":"`...)
+				b = append(b, e.DefaultCode()...)
+				b = append(b, '"')
+			case len(s.offers) == 0 && filtered:
+				b = append(b, `,"reason":"`+reasonNoneFiltered+`"`...)
+			case len(s.offers) == 0:
+				b = append(b, `,"reason":"`+reasonNoneFree+`"`...)
+			}
+			b = append(b, '}')
+		}
+	}
+	w.Body = append(b, ']')
+	s.answerSearch(req, w)
+	return nil
+}
+
+// calendarDays reads days: one hire length or a comma list of up to 4, each 1 to the
+// longest hire, no repeats; returned ascending in s.lengths.
+func (s *Server) calendarDays() ([]int, *rental.Error) {
+	raw, ok := s.q.get("days")
+	if !ok {
+		return nil, rental.InvalidCode(rental.CodeMissingParameter, "days", "missing required query parameter days (a hire length in days, such as 10, or a comma list of up to 4, such as 7,10,14)")
+	}
+	max := s.cat.MaxHireDays()
+	ls := s.lengths[:0]
+	for v := raw; ; {
+		item := v
+		i := strings.IndexByte(v, ',')
+		if i >= 0 {
+			item, v = v[:i], v[i+1:]
+		}
+		n, j := wire.ScanDigits(item, int64(max)+1)
+		if item == "" || j != len(item) || n < 1 || n > int64(max) {
+			return nil, rental.Invalid("days", "query parameter days must be hire lengths from 1 to "+string(wire.AppendInt(nil, int64(max)))+" days, one or a comma list such as 7,10,14, got "+wire.QuoteClean(raw))
+		}
+		if len(ls) == maxCalendarLengths {
+			return nil, rental.InvalidCode(rental.CodeTooMany, "days", "query parameter days lists more than 4 hire lengths (the limit of one calendar)")
+		}
+		for _, l := range ls {
+			if l == int(n) {
+				return nil, rental.Invalid("days", "query parameter days lists "+item+" twice; give each hire length once")
+			}
+		}
+		ls = append(ls, int(n))
+		for k := len(ls) - 1; k > 0 && ls[k] < ls[k-1]; k-- {
+			ls[k], ls[k-1] = ls[k-1], ls[k]
+		}
+		if i < 0 {
+			break
+		}
+	}
+	s.lengths = ls
+	return ls, nil
+}
+
+// suggestParams adds one suggestion: the current operation with the date parameter k1
+// set to v1 (and k2 to v2 when k2 is not ""), every other parameter as given.
+func (s *Server) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Date, reason string) {
+	if len(s.sugg) == cap(s.sugg) {
+		s.sugg = append(s.sugg, suggestion{})
+	} else {
+		s.sugg = s.sugg[:len(s.sugg)+1]
+	}
+	g := &s.sugg[len(s.sugg)-1]
+	b := append(g.url[:0], s.op.Path...)
+	sep := byte('?')
+	for i := 0; i < s.q.n; i++ {
+		p := &s.q.p[i]
+		if p.val == "" {
+			continue
+		}
+		b = append(b, sep)
+		sep = '&'
+		b = appendQueryEscape(b, p.key)
+		b = append(b, '=')
+		switch p.key {
+		case k1:
+			b = v1.AppendTo(b)
+		case k2:
+			b = v2.AppendTo(b)
+		default:
+			b = appendQueryEscape(b, p.val)
+		}
+	}
+	g.url, g.reason = b, reason
+}

@@ -1,0 +1,148 @@
+package api
+
+import (
+	. "github.com/campervan/agent-api/core/rental"
+
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type calendarEntry struct {
+	PickUpDate  string          `json:"pick_up_date"`
+	DropOffDate string          `json:"drop_off_date"`
+	Days        int             `json:"days"`
+	Vehicles    []vehicleResult `json:"vehicles"`
+	Reason      string          `json:"reason"`
+	Code        string          `json:"code"`
+}
+
+func getCalendar(t *testing.T, s *Server, query string) []calendarEntry {
+	t.Helper()
+	d := do(s, "GET", "/api/agent/vehicles/availability/calendar?"+query)
+	if d.Status != 200 {
+		t.Fatalf("%s: %d %s", query, d.Status, d.Body)
+	}
+	var es []calendarEntry
+	if err := json.Unmarshal(d.Body, &es); err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+const doneWhen = "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic"
+
+// TestCalendarDoneWhen is the issue's question: 4+ berths, automatic, Auckland round
+// trip, 10 days, any start from 2027-03-15 to 2027-03-31, cheapest first. Every total
+// equals the quote's without extras and the availability search's.
+func TestCalendarDoneWhen(t *testing.T) {
+	s := searchServer(t)
+	es := getCalendar(t, s, doneWhen)
+	if len(es) != 17 {
+		t.Fatalf("%d entries, want 17 (one per start date)", len(es))
+	}
+	for i, e := range es {
+		start := d("2027-03-15").AddDays(i)
+		if e.PickUpDate != start.String() || e.DropOffDate != start.AddDays(9).String() || e.Days != 10 {
+			t.Errorf("entry %d: %s to %s, %d days", i, e.PickUpDate, e.DropOffDate, e.Days)
+		}
+		// Auckland is closed on Good Friday, 2027-03-26: no pick-up that day, no hire
+		// from 2027-03-17 (whose drop-off it is).
+		closed := e.PickUpDate == "2027-03-26" || e.PickUpDate == "2027-03-17"
+		if closed != (e.Code == CodeDepotClosed) || closed != (len(e.Vehicles) == 0) {
+			t.Errorf("%s: %d vehicles, code %q (%s)", e.PickUpDate, len(e.Vehicles), e.Code, e.Reason)
+		}
+		prev := int64(-1)
+		for _, v := range e.Vehicles {
+			if v.Berths < 4 || v.Transmission != "automatic" {
+				t.Errorf("%s: vehicle %d has %d berths, %s", e.PickUpDate, v.VehicleID, v.Berths, v.Transmission)
+			}
+			c := cents(t, v.TotalAmount)
+			if c < prev {
+				t.Errorf("%s: not cheapest first at vehicle %d", e.PickUpDate, v.VehicleID)
+			}
+			prev = c
+			q := do(s, "GET", fmt.Sprintf("/api/agent/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=%s&drop_off_date=%s&vehicle_id=%d", e.PickUpDate, e.DropOffDate, v.VehicleID))
+			var quote struct{ TotalAmount json.Number }
+			if json.Unmarshal(q.Body, &quote); q.Status != 200 || quote.TotalAmount != v.TotalAmount {
+				t.Errorf("%s vehicle %d: calendar %s, quote %d %s", e.PickUpDate, v.VehicleID, v.TotalAmount, q.Status, quote.TotalAmount)
+			}
+		}
+		// The same search for that date lists the same vehicles at the same totals.
+		av := do(s, "GET", fmt.Sprintf("/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=%s&drop_off_date=%s&min_berths=4&transmission=automatic&sort=price", e.PickUpDate, e.DropOffDate))
+		var rs []vehicleResult
+		json.Unmarshal(av.Body, &rs)
+		if fmt.Sprint(rs) != fmt.Sprint(e.Vehicles) {
+			t.Errorf("%s: calendar %v, search %v", e.PickUpDate, e.Vehicles, rs)
+		}
+	}
+	first := es[0].Vehicles[0]
+	if first.VehicleID != 5 || first.TotalAmount != "1590" {
+		t.Errorf("2027-03-15: cheapest is vehicle %d at %s, want vehicle 5 at 1590", first.VehicleID, first.TotalAmount)
+	}
+}
+
+// TestCalendarReasons: days a rule rules out carry its message and code; days nothing
+// passes the filters say so.
+func TestCalendarReasons(t *testing.T) {
+	s := searchServer(t)
+	// Christchurch is closed on Christmas Day; today (2026-11-22) and earlier are out.
+	es := getCalendar(t, s, "pick_up_depot_id=2&drop_off_depot_id=2&earliest_pick_up_date=2026-11-21&latest_pick_up_date=2026-12-26&days=5,7")
+	codes := map[string]string{}
+	for _, e := range es {
+		if (len(e.Vehicles) == 0) != (e.Reason != "") {
+			t.Errorf("%s %d days: %d vehicles, reason %q", e.PickUpDate, e.Days, len(e.Vehicles), e.Reason)
+		}
+		codes[fmt.Sprintf("%s/%d", e.PickUpDate, e.Days)] = e.Code
+	}
+	if len(es) != 36*2 {
+		t.Errorf("%d entries, want 72", len(es))
+	}
+	for k, want := range map[string]string{"2026-11-21/5": CodeDateInPast, "2026-11-22/7": CodeNoticePeriod, "2026-12-25/5": CodeDepotClosed, "2026-12-21/5": CodeDepotClosed, "2026-12-10/7": ""} {
+		if codes[k] != want {
+			t.Errorf("%s: code %q, want %q", k, codes[k], want)
+		}
+	}
+	// vehicle 7 is booked out at Auckland over Christmas
+	es = getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2026-12-18&latest_pick_up_date=2026-12-22&days=9&vehicle_id=7")
+	if len(es[0].Vehicles) != 0 || !strings.Contains(es[0].Reason, "passes the filters") {
+		t.Errorf("vehicle 7 on 2026-12-18: %+v", es[0])
+	}
+}
+
+// TestCalendarBounds: the largest calendar is 63 dates x 4 lengths; beyond, a 400.
+func TestCalendarBounds(t *testing.T) {
+	s := searchServer(t)
+	es := getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=21,7,14,10")
+	if len(es) != 63*4 || es[0].Days != 7 || es[3].Days != 21 {
+		t.Fatalf("%d entries (first lengths %d..%d), want 252, lengths ascending", len(es), es[0].Days, es[3].Days)
+	}
+	base := "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01"
+	for _, tt := range []struct{ query, code, param, msg string }{
+		{"&latest_pick_up_date=2027-05-03&days=10", CodeTooLong, "latest_pick_up_date", "at most 63"},
+		{"&latest_pick_up_date=2027-02-01&days=10", CodeDateOrder, "latest_pick_up_date", "before earliest_pick_up_date"},
+		{"&latest_pick_up_date=2027-03-02&days=1,2,3,4,5", CodeTooMany, "days", "more than 4"},
+		{"&latest_pick_up_date=2027-03-02&days=7,7", CodeInvalidParameter, "days", "twice"},
+		{"&latest_pick_up_date=2027-03-02&days=91", CodeInvalidParameter, "days", "from 1 to 90"},
+		{"&latest_pick_up_date=2027-03-02&days=0", CodeInvalidParameter, "days", "from 1 to 90"},
+		{"&latest_pick_up_date=2027-03-02&days=7,", CodeInvalidParameter, "days", "from 1 to 90"},
+		{"&latest_pick_up_date=2027-03-02&days=,7", CodeInvalidParameter, "days", "from 1 to 90"},
+		{"&latest_pick_up_date=2027-03-02", CodeMissingParameter, "days", "missing"},
+		{"&latest_pick_up_date=2027-03-02&days=", CodeMissingParameter, "days", "missing"},
+		{"&latest_pick_up_date=2027-03-02&days=7&vehicle_id=99", CodeUnknownID, "vehicle_id", "not a vehicle"},
+		{"&latest_pick_up_date=2027-03-02&days=7&sort=price", CodeUnknownParameter, "sort", "unknown"},
+		{"&latest_pick_up_date=2027-03-02&days=7&min_berths=0", CodeInvalidParameter, "min_berths", "from 1 to 20"},
+	} {
+		r := do(s, "GET", base+tt.query)
+		var e errBody
+		json.Unmarshal(r.Body, &e)
+		if r.Status != 400 || e.Code != tt.code || e.Param != tt.param || !strings.Contains(e.Error, tt.msg) {
+			t.Errorf("%s: %d %s; want 400 %s on %s saying %q", tt.query, r.Status, r.Body, tt.code, tt.param, tt.msg)
+		}
+	}
+	r := do(s, "GET", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=3&drop_off_depot_id=5&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-03-02&days=7")
+	if !strings.Contains(string(r.Body), `"code":"route_not_offered"`) {
+		t.Errorf("route: %d %s", r.Status, r.Body)
+	}
+}
