@@ -35,7 +35,7 @@ deps-check:
 # The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
 build: build/app.wasm build/worker.mjs
 
-build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json) core/api/openapi.json go.mod go.sum | deps-check
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) go.mod go.sum | deps-check
 	$(GO) run ./build/checksnapshot   # bad data fails the build, never a request
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
@@ -96,7 +96,7 @@ FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
   ./core/rental:FuzzParseDate ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
   ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
-  ./worker:FuzzWasmMatchesNative
+  ./core/limit:FuzzClientOf ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
 	  $(GO) test $$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \

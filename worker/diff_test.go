@@ -278,8 +278,11 @@ func TestNoTrapRouteShipped(t *testing.T) {
 }
 
 // TestWasmMemoryBounded: the module's linear memory (the TinyGo heap and every buffer
-// the request path reuses) after 2,000 random requests and after 20,000 more on the
+// the request path reuses) after 22,000 random requests and after 40,000 more on the
 // same instance must not grow by more than 20% (a per-request leak in Go would). The
+// error answers allocate their messages, so the heap may grow once before the GC finds
+// its size (1 -> 2 MiB after the first 2,000 requests, then flat); the warm-up is long
+// enough for that step, and a leak keeps growing after it. The
 // clock moves a second every 10 requests, so rate-limit windows end as they do live:
 // the limiter keeps the clients of the current window only.
 func TestWasmMemoryBounded(t *testing.T) {
@@ -317,10 +320,12 @@ func TestWasmMemoryBounded(t *testing.T) {
 		}
 	}
 	send(2000)
-	warm := a.mod.Memory().Size()
+	first := a.mod.Memory().Size()
 	send(20000)
+	warm := a.mod.Memory().Size()
+	send(40000)
 	end := a.mod.Memory().Size()
-	t.Logf("wasm linear memory: %d KiB after 2,000 requests, %d KiB after 20,000 more; statuses %v", warm/1024, end/1024, statuses)
+	t.Logf("wasm linear memory: %d KiB after 2,000 requests, %d KiB after 20,000 more, %d KiB after 40,000 more; statuses %v", first/1024, warm/1024, end/1024, statuses)
 	if float64(end) > 1.2*float64(warm) {
 		t.Errorf("wasm memory grew from %d to %d bytes over 20,000 requests", warm, end)
 	}

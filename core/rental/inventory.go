@@ -22,11 +22,11 @@ package rental
 // count against the bytes left, so a bad blob is an error and never a partial state.
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/wire"
 	"github.com/tidwall/gjson"
 )
@@ -106,7 +106,7 @@ func (c *Catalog) referenceHash() uint64 {
 
 // blobVersion returns the version of a blob: the first 8 bytes of its SHA-256, in hex.
 func blobVersion(blob []byte) string {
-	sum := sha256.Sum256(blob)
+	sum := quotetoken.Sum256(blob)
 	return string(wire.AppendHex64(nil, binary.BigEndian.Uint64(sum[:8])))
 }
 
