@@ -95,7 +95,7 @@ FUZZTIME ?= 30s
 FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
   ./core/rental:FuzzParseDate ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
-  ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
+  ./core/api:FuzzQuoteCheck ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
   ./core/limit:FuzzClientOf ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
