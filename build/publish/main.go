@@ -61,7 +61,7 @@ func main() {
 	flag.BoolVar(&o.remote, "remote", false, "write the deployed namespace (wrangler --remote) instead of make dev's local one")
 	flag.StringVar(&o.persist, "persist-to", ".wrangler/state", "local KV state directory (make dev's --persist-to)")
 	flag.StringVar(&o.config, "config", "wrangler.toml", "wrangler configuration with the INVENTORY binding")
-	flag.StringVar(&o.asOf, "as-of", "", "when the feed was exported, unless it says (default: the file's modification time)")
+	flag.StringVar(&o.asOf, "as-of", "", "when the feed was exported, unless it says (default: unknown)")
 	flag.StringVar(&o.source, "source", "", "where the feed comes from, unless it says (default: the file's name)")
 	flag.Parse()
 	if o.feed == "" {
@@ -112,12 +112,9 @@ func publish(o options, kv store) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// No as_of by default (not the file's time): the same bookings exported again into a
+	// new file must give the same version, so that publishing them is a no-op.
 	f := rental.Feed{File: filepath.Base(o.feed), AsOf: o.asOf, Source: o.source}
-	if f.AsOf == "" {
-		if st, err := os.Stat(o.feed); err == nil {
-			f.AsOf = st.ModTime().UTC().Format(time.RFC3339)
-		}
-	}
 	if f.Source == "" {
 		f.Source = filepath.Base(o.feed)
 	}
