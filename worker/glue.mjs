@@ -33,6 +33,10 @@ const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS"
 // the body is too long, and it answers 413 as it would for the whole body.
 const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
+// The answer to a request whose body cannot be read (the body's stream failed).
+const BODY_FAILED = '{"error":"the request body could not be read (a malformed chunked encoding, a body shorter than its Content-Length, or an upload that was aborted); send the JSON-RPC message again","code":"invalid_request","param":"body"}';
+const BODY_FAILED_HEADERS = [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"],
+  ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]];
 
 // REQUEST_LOG var, read with the instance: 2 = a line for every request ("all" or
 // "true"), 1 = only for the answers an operator acts on, 4xx but 429 and 5xx ("errors",
@@ -300,11 +304,14 @@ function call(a, method, target, hv, reqBody) {
 }
 
 // Rate-limit write-behind. core decides which KV operations run and when (kv_pending:
-// at most one write per key per second, a bulk read of a client's keys when it first
-// gets busy); the glue only runs them after the response, under ctx.waitUntil, and hands
-// the outcomes back (kv_done). A KV failure never fails a request: it is logged once
-// per isolate and core retries later.
-let kvTimerUntil = 0; // a delayed kvSync is scheduled until this time (ms)
+// a client's count when it crosses a step, at most once a second per key, with a bulk
+// read of the other isolates' counts); the glue only runs them after the response,
+// under ctx.waitUntil, and hands the outcomes back (kv_done). Both calls return when the
+// next operation falls due; the glue keeps ONE timer, at the earliest of them. A KV
+// failure never fails a request: it is logged once per isolate and core retries later.
+// Reads ask KV's edge cache for at most 30 s (cacheTtl: KV's minimum; its default is 60).
+const KV_CACHE_TTL = 30;
+let kvTimer = null; // the one pending timer: { at (ms), id, resolve }
 let kvLogged = false;
 
 function kvFail(err) {
@@ -316,6 +323,24 @@ function kvFail(err) {
 function kvDrop(err) {
   app = null;
   console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "kv" }));
+}
+
+// kvAt makes the one timer fire wait ms from now, unless it already fires sooner; it
+// returns a promise for ctx.waitUntil, or null when the running timer covers it. A
+// timer replaced by an earlier one resolves at once (its waitUntil ends).
+function kvAt(a, env, wait) {
+  if (wait <= 0) return null;
+  const at = Date.now() + wait;
+  if (kvTimer !== null && kvTimer.at <= at) return null;
+  if (kvTimer !== null) { clearTimeout(kvTimer.id); kvTimer.resolve(); }
+  const t = { at, id: 0, resolve: null };
+  const p = new Promise((res) => { t.resolve = res; });
+  t.id = setTimeout(() => {
+    if (kvTimer === t) kvTimer = null;
+    t.resolve(kvSync(a, env));
+  }, wait);
+  kvTimer = t;
+  return p;
 }
 
 // kvSync runs the operations due now and schedules the next round; it returns a
@@ -341,16 +366,13 @@ function kvSync(a, env) {
     ops.push(op);
   }
   const work = [];
-  if (ops.length > 0) work.push(kvRun(a, env && env.RATE_LIMIT, ops));
-  const now = Date.now();
-  if (wait > 0 && now >= kvTimerUntil) {
-    kvTimerUntil = now + wait + 1000;
-    work.push(new Promise((res) => setTimeout(res, wait)).then(() => { kvTimerUntil = 0; return kvSync(a, env); }));
-  }
+  if (ops.length > 0) work.push(kvRun(a, env, env && env.RATE_LIMIT, ops));
+  const t = kvAt(a, env, wait);
+  if (t) work.push(t);
   return work.length > 0 ? Promise.all(work) : null;
 }
 
-async function kvRun(a, kv, ops) {
+async function kvRun(a, env, kv, ops) {
   const recs = [];
   await Promise.all(ops.map(async (op) => {
     if (op[0] === "put") {
@@ -360,7 +382,7 @@ async function kvRun(a, kv, ops) {
     } else if (op[0] === "get") {
       const keys = op.slice(1);
       try {
-        const m = await kv.get(keys); // one bulk read: a Map of key -> value or null
+        const m = await kv.get(keys, { type: "text", cacheTtl: KV_CACHE_TTL }); // one bulk read: a Map of key -> value or null
         for (const k of keys) recs.push(["get", k, "1", m.get(k) ?? ""]);
       } catch (err) {
         kvFail(err);
@@ -371,6 +393,7 @@ async function kvRun(a, kv, ops) {
   if (a !== app) return;
   let size = 4;
   for (const r of recs) { size += 4; for (const f of r) size += 4 + 3 * f.length; }
+  let wait = 0;
   try {
     const base = ensure(a, size); // the request buffer: alloc must not replace it behind ensure's back
     a.dv.setUint32(base, recs.length, true);
@@ -380,8 +403,9 @@ async function kvRun(a, kv, ops) {
       p += 4;
       for (const f of r) p = putString(a, p, f);
     }
-    a.ex.kv_done(p - base);
-  } catch (err) { kvDrop(err); }
+    wait = a.ex.kv_done(p - base) >>> 0;
+  } catch (err) { kvDrop(err); return; }
+  await kvAt(a, env, wait);
 }
 
 // readBody reads a POST body, at most MAX_BODY + 1 bytes: a longer body is not read
@@ -418,7 +442,17 @@ export default {
     const method = request.method;
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
     for (let i = 0; i < hv.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
-    const body = method === "POST" ? await readBody(request) : NO_BODY; // GET: no body work
+    let body = NO_BODY; // GET: no body work
+    if (method === "POST") {
+      try {
+        body = await readBody(request);
+      } catch (err) {
+        // A malformed chunked body, a client that aborted mid-upload, a body shorter
+        // than its Content-Length: nothing core could answer, so the glue does.
+        if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
+        return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
+      }
+    }
     const first = inventoryTick(env, ctx);
     if (first !== null) await first;
     let r;

@@ -81,7 +81,7 @@ func handle(n uint32) uint32 {
 }
 
 // kv_pending returns the address of the rate limiter's KV operations due now (format:
-// ratelimit.Limiter.KVPending), valid until the next call. The glue calls it when a
+// limit.Limiter.KVPending), valid until the next call. The glue calls it when a
 // response carries the ":kv" metadata header, or when the delay it gave has passed.
 //
 //go:wasmexport kv_pending
@@ -93,15 +93,16 @@ func kvPending() uint32 {
 	return uint32(uintptr(unsafe.Pointer(&kvOut[0])))
 }
 
-// kv_done takes the outcomes of those operations (format: ratelimit.Limiter.KVDone) from
-// the alloc buffer: counts read are merged, failed operations retried later.
+// kv_done takes the outcomes of those operations (format: limit.Limiter.KVDone) from
+// the alloc buffer: counts read are merged, failed operations retried later. It returns
+// the ms until the next KV operation falls due (0: none): the glue's one timer.
 //
 //go:wasmexport kv_done
-func kvDone(n uint32) {
+func kvDone(n uint32) uint32 {
 	if server == nil || int(n) > len(inbuf) {
-		return
+		return 0
 	}
-	server.KVDone(inbuf[:n])
+	return uint32(server.KVDone(inbuf[:n]))
 }
 
 // inventory takes a new inventory, the blob of rental.Catalog.DecodeInventory (n bytes

@@ -38,16 +38,19 @@ func (a *wasmApp) kvPending(t *testing.T) []byte {
 	return append([]byte(nil), out...)
 }
 
-// kvDone writes b through alloc and calls the kv_done export.
-func (a *wasmApp) kvDone(t *testing.T, b []byte) {
+// kvDone writes b through alloc, calls the kv_done export and returns its result (the
+// ms until the next KV operation falls due).
+func (a *wasmApp) kvDone(t *testing.T, b []byte) int64 {
 	t.Helper()
 	f := a.mod.ExportedFunction("kv_done")
 	if f == nil {
 		t.Fatal("the module does not export kv_done")
 	}
-	if _, err := f.Call(context.Background(), uint64(a.write(t, b))); err != nil {
+	res, err := f.Call(context.Background(), uint64(a.write(t, b)))
+	if err != nil {
 		t.Fatalf("kv_done: %v (stderr: %s)", err, a.stderr)
 	}
+	return int64(uint32(res[0]))
 }
 
 func kvRecords(recs ...[]string) []byte {
@@ -87,7 +90,7 @@ func TestWasmRateLimitKVExports(t *testing.T) {
 		t.Fatalf("kv_pending differs from native:\n wasm   %q\n native %q", gotOps, wantOps)
 	}
 	// One get of the 8 slot keys and one put of this instance's 10.
-	for _, want := range []string{"get", "rl:1795305600:0:2001:db8::7", "rl:1795305600:7:2001:db8::7", "put", ":10", "120"} {
+	for _, want := range []string{"get", "rl:1795305600:0:2001:db8::/64", "rl:1795305600:7:2001:db8::/64", "put", ":10", "120"} {
 		if !bytes.Contains(gotOps, []byte(want)) {
 			t.Errorf("kv_pending lacks %q: %q", want, gotOps)
 		}
@@ -96,11 +99,12 @@ func TestWasmRateLimitKVExports(t *testing.T) {
 		t.Errorf("kv_pending lists %d ops, want 2", binary.LittleEndian.Uint32(gotOps[8:]))
 	}
 	// Another isolate counted 85 for this client: 100 - 11 - 85 = 4 remain.
-	done := kvRecords([]string{"get", "rl:1795305600:3:2001:db8::7", "1", "00000000000000ab:85"},
-		[]string{"get", "rl:1795305600:4:2001:db8::7", "1", ""},
-		[]string{"put", "rl:1795305600:2:2001:db8::7", "1"})
-	s.KVDone(done)
-	a.kvDone(t, done)
+	done := kvRecords([]string{"get", "rl:1795305600:3:2001:db8::/64", "1", "00000000000000ab:85"},
+		[]string{"get", "rl:1795305600:4:2001:db8::/64", "1", ""},
+		[]string{"put", "rl:1795305600:2:2001:db8::/64", "1"})
+	if want, got := s.KVDone(done), a.kvDone(t, done); got != want {
+		t.Errorf("kv_done returned %d, native %d", got, want)
+	}
 	a.kvDone(t, []byte{7, 0, 0, 0, 255, 255}) // malformed: ignored, no trap
 	want, got := nativeDo(s, &req), a.do(t, &req)
 	if !bytes.Equal(got, want) {

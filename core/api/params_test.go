@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/limit"
 	. "github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 	. "github.com/campervan/agent-api/core/wire"
@@ -180,16 +181,20 @@ func TestNotModified(t *testing.T) {
 	}
 }
 
-func TestClientKeyCapped(t *testing.T) {
-	long := strings.Repeat("a", 1000)
-	got := clientKey(&Request{Headers: []Header{{Name: "cf-connecting-ip", Value: long}}})
-	if len(got) != maxClientKey {
-		t.Errorf("clientKey of a 1000-byte address has %d bytes, want %d", len(got), maxClientKey)
+func TestClientKey(t *testing.T) {
+	key := func(v string) limit.Key {
+		return clientKey(&Request{Headers: []Header{{Name: "cf-connecting-ip", Value: v}}})
 	}
-	if got := clientKey(&Request{}); got != "127.0.0.1" {
-		t.Errorf("clientKey without CF-Connecting-IP = %q, want 127.0.0.1", got)
+	if got := key(strings.Repeat("a", 1000)); got != limit.Shared {
+		t.Errorf("clientKey of a 1000-byte value = %v, want the shared bucket", got)
 	}
-	if got := clientKey(&Request{Headers: []Header{{Name: "cf-connecting-ip", Value: "2001:db8::1"}}}); got != "2001:db8::1" {
-		t.Errorf("clientKey(2001:db8::1) = %q", got)
+	if got := clientKey(&Request{}); got != limit.Shared {
+		t.Errorf("clientKey without CF-Connecting-IP = %v, want the shared bucket", got)
+	}
+	if key("2001:db8::1") != key("2001:DB8:0:0:ffff::2") {
+		t.Error("two addresses of one IPv6 /64 are two clients")
+	}
+	if key("203.0.113.7") != key("::ffff:203.0.113.7") || key("203.0.113.7") == key("203.0.113.8") {
+		t.Error("IPv4 identity")
 	}
 }

@@ -3,7 +3,7 @@ package api
 import (
 	"strings"
 
-	"github.com/campervan/agent-api/core/ratelimit"
+	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -90,7 +90,7 @@ func isParam(p string) bool {
 }
 
 // tooMany writes the 429: text/plain, as the spec says.
-func (s *Server) tooMany(w *wire.Response, v ratelimit.Verdict) {
+func (s *Server) tooMany(w *wire.Response, v limit.Verdict) {
 	w.Status = 429
 	w.SetHeader("content-type", "text/plain; charset=utf-8")
 	w.SetHeader("x-content-type-options", "nosniff")

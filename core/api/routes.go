@@ -3,7 +3,7 @@ package api
 import (
 	"strings"
 
-	"github.com/campervan/agent-api/core/ratelimit"
+	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -114,7 +114,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 }
 
 // rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
-func (s *Server) rateHeaders(w *wire.Response, v ratelimit.Verdict) {
+func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
 	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
 	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
 	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
@@ -130,17 +130,9 @@ func (s *Server) rateHeaders(w *wire.Response, v ratelimit.Verdict) {
 	w.SetHeaderBytes("ratelimit", s.rateHeader)
 }
 
-// clientKey is who the rate limit counts: the address Cloudflare's edge sets.
-// An address is at most 45 bytes (IPv6 with an IPv4 tail); anything longer is not one
-// Cloudflare set, and is cut so a client cannot grow the limiter's memory with it.
-func clientKey(req *wire.Request) string {
-	if ip := req.Header("cf-connecting-ip"); ip != "" {
-		if len(ip) > maxClientKey {
-			ip = ip[:maxClientKey]
-		}
-		return ip
-	}
-	return "127.0.0.1"
+// clientKey is who the rate limit counts: the address Cloudflare's edge sets, an IPv4
+// address or an IPv6 /64; an absent or unparseable value is one shared bucket
+// (limit.ClientOf).
+func clientKey(req *wire.Request) limit.Key {
+	return limit.ClientOf(req.Header("cf-connecting-ip"))
 }
-
-const maxClientKey = 64

@@ -7,9 +7,9 @@ package api
 import (
 	"bytes"
 
+	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/quotetoken"
-	"github.com/campervan/agent-api/core/ratelimit"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -25,7 +25,7 @@ type Server struct {
 	now    func() int64    // unix milliseconds
 	random func([]byte)    // cryptographically random bytes (quote id nonces)
 	logf   func(string)    // writes one log line (JSON); internal errors go here, never into a body
-	limit  *ratelimit.Limiter
+	limit  *limit.Limiter
 	mcp    *mcp.Endpoint
 
 	// Bodies and strings prepared once per Server. Strings that go into messages are
@@ -76,7 +76,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		catErr = errNoCatalog
 	}
 	s := &Server{cfg: cfg, cat: cat, base: cat, catErr: catErr, invVersion: "none", now: now, random: random, logf: logf,
-		limit:      ratelimit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
+		limit:      limit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
 		hints:      buildHints(cfg.BasePath),
 		refs:       rental.DefaultRefs,
 		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
@@ -182,12 +182,13 @@ func (e constError) Error() string { return string(e) }
 const errNoCatalog = constError("api: no catalog")
 
 // KVPending appends the rate limiter's KV operations due now to dst (see
-// ratelimit.Limiter.KVPending). A response carrying the ":kv" metadata header says
+// limit.Limiter.KVPending). A response carrying the ":kv" metadata header says
 // some are due.
 func (s *Server) KVPending(dst []byte) []byte { return s.limit.KVPending(dst, s.now()) }
 
-// KVDone hands the outcomes of the operations KVPending listed back to the limiter.
-func (s *Server) KVDone(buf []byte) { s.limit.KVDone(buf, s.now()) }
+// KVDone hands the outcomes of the operations KVPending listed back to the limiter and
+// returns the ms until the next KV operation falls due (0: none scheduled).
+func (s *Server) KVDone(buf []byte) int64 { return s.limit.KVDone(buf, s.now()) }
 
 // orList joins words as "a, b or c".
 func orList(ws []string) string {

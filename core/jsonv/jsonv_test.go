@@ -2,9 +2,9 @@ package jsonv
 
 import (
 	"bytes"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
