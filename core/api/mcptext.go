@@ -1,9 +1,6 @@
 package api
 
-import (
-	"sort"
-	"strings"
-)
+import "strings"
 
 // toolText rewrites an operation's error message for an MCP tool call: the tool's
 // caller gave arguments, not query parameters, and calls tools, not HTTP paths. So
@@ -14,9 +11,11 @@ import (
 // messages of core/api and core/rental use (TestMCPErrorTexts checks that none is left).
 func (s *Server) toolText(msg string) string {
 	if s.mcpText == nil {
-		s.mcpText = newToolTextReplacer(s.cfg.BasePath)
+		s.mcpText = toolTextPairs(s.cfg.BasePath)
 	}
-	msg = s.mcpText.Replace(msg)
+	for i := 0; i+1 < len(s.mcpText); i += 2 {
+		msg = strings.ReplaceAll(msg, s.mcpText[i], s.mcpText[i+1])
+	}
 	// A path with a vehicle id: GET [base]/vehicles/{id}/accessories -> list_accessories (vehicleId {id}).
 	for _, o := range ops {
 		if o.pathParam == "" || o.Tool.Name == "" {
@@ -43,7 +42,9 @@ func (s *Server) toolText(msg string) string {
 	return msg
 }
 
-func newToolTextReplacer(base string) *strings.Replacer {
+// toolTextPairs returns the replacements, applied in order: (old, new, old, new, ...).
+// strings.Replacer and sort.Slice would do the same and added 29 KB to the module.
+func toolTextPairs(base string) []string {
 	var pairs []string
 	// The operations without a path parameter, the longest path first (the calendar
 	// before availability), with and without the base path.
@@ -51,9 +52,11 @@ func newToolTextReplacer(base string) *strings.Replacer {
 	for i := range ops {
 		if ops[i].Tool.Name != "" && ops[i].pathParam == "" {
 			idx = append(idx, i)
+			for j := len(idx) - 1; j > 0 && len(ops[idx[j]].Path) > len(ops[idx[j-1]].Path); j-- {
+				idx[j], idx[j-1] = idx[j-1], idx[j]
+			}
 		}
 	}
-	sort.Slice(idx, func(a, b int) bool { return len(ops[idx[a]].Path) > len(ops[idx[b]].Path) })
 	for _, i := range idx {
 		pairs = append(pairs, "GET "+base+ops[i].Path, ops[i].Tool.Name)
 	}
@@ -69,5 +72,5 @@ func newToolTextReplacer(base string) *strings.Replacer {
 		"query parameter ", "argument ",
 		"path parameter ", "argument ",
 	)
-	return strings.NewReplacer(pairs...)
+	return pairs
 }

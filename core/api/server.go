@@ -6,7 +6,6 @@ package api
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/mcp"
@@ -66,7 +65,7 @@ type Server struct {
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
 	classList   string               // "compact, campervan or motorhome", for messages
 	lengths     []int                // a calendar's hire lengths
-	mcpText     *strings.Replacer    // error messages in a tool's words (mcptext.go), built on first use
+	mcpText     []string             // error messages in a tool's words (mcptext.go), built on first use
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
