@@ -68,9 +68,10 @@ publish: deps-check
 	$(GO) run ./build/publish -feed "$(FEED)" $(if $(REMOTE),-remote)
 
 # The inventory at scale: 100,000 bookings over 2,000 vehicles at 6 depots (synthetic, in
-# build/scale/): blob size, build and decode time natively and under TinyGo/wazero.
+# build/out/scale/): blob size, build and decode time natively, and of the swap in TinyGo
+# wasm under wazero and in V8 (node).
 scale: deps-check
-	$(GO) run ./build/scale -out build/scale -tinygo $(TINYGO)
+	$(GO) run ./build/scale -out build/out/scale -tinygo $(TINYGO)
 
 .dev.vars:
 	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@
@@ -94,7 +95,7 @@ allocs: deps-check
 FUZZTIME ?= 30s
 FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
-  ./core/rental:FuzzParseDate ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
+  ./core/rental:FuzzParseDate ./core/rental:FuzzDecodeInventory ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
   ./core/api:FuzzQuoteCheck ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
   ./core/limit:FuzzClientOf ./worker:FuzzWasmMatchesNative
 fuzz: build
