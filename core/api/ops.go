@@ -229,7 +229,7 @@ func (o mcpOps) Run(tool int, pathParam string, query []byte, out *wire.Response
 		e = s.run(toolOp[tool], &s.mcpReq, out, pathParam, nowMs)
 	}
 	if e != nil {
-		return e.Message, false
+		return s.toolText(e.Message), false
 	}
 	return "", true
 }

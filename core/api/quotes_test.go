@@ -271,3 +271,32 @@ func TestQuoteCheckAllocs(t *testing.T) {
 		t.Errorf("quote: %v allocations per request (status %d)", a, w.Status)
 	}
 }
+
+// Quote ids are at most 200 characters when every id is below 2^21
+// (quotetoken.TestWorstCaseLength); the bundled catalog's are, so every quote it prices
+// has an id the check accepts.
+func TestBundledIDsFitQuoteIDs(t *testing.T) {
+	cat := bundledCatalog(t)
+	const limit = 1 << 21
+	for _, d := range cat.Depots() {
+		if d.ID >= limit {
+			t.Errorf("depot %d", d.ID)
+		}
+	}
+	for i := range cat.Vehicles() {
+		v := &cat.Vehicles()[i]
+		if v.ID >= limit {
+			t.Errorf("vehicle %d", v.ID)
+		}
+		for _, a := range cat.Accessories(v) {
+			if a.ID >= limit {
+				t.Errorf("accessory %d", a.ID)
+			}
+		}
+		for _, p := range cat.InsurancePlans(v) {
+			if p.ID >= limit {
+				t.Errorf("insurance plan %d", p.ID)
+			}
+		}
+	}
+}
