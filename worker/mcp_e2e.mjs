@@ -31,7 +31,7 @@ check(true, "ping");
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name);
-check(JSON.stringify(names) === JSON.stringify(["list_depots", "search_vehicles", "search_calendar", "list_accessories", "list_insurance_plans", "get_quote"]), "tools/list: the six tools", names);
+check(JSON.stringify(names) === JSON.stringify(["list_depots", "search_vehicles", "search_calendar", "list_accessories", "list_insurance_plans", "get_quote", "check_quote"]), "tools/list: the seven tools", names);
 for (const t of tools) {
   check(t.annotations?.readOnlyHint === true && t.annotations?.openWorldHint === false && t.outputSchema?.type === "object", `tools/list: ${t.name} annotations and outputSchema`);
 }
@@ -85,6 +85,11 @@ const { calendar } = await call("search_calendar", { pick_up_depot_id: 2, drop_o
   latest_pick_up_date: day(Date.parse(search.pick_up_date) + 2 * 86400000), days: 12, vehicle_id: v.vehicleId });
 check(calendar.length === 3 && calendar[0].pick_up_date === search.pick_up_date && calendar[0].drop_off_date === search.drop_off_date, "search_calendar: one entry per start date", calendar);
 check(calendar[0].vehicles.length === 1 && Math.round(100 * calendar[0].vehicles[0].totalAmount) === Math.round(100 * (fees.rentalFee + fees.routeFee)), "search_calendar: totalAmount = the quote's rental + route fee", calendar[0]);
+// The quote checked by its id: still valid, re-quoted at the same total.
+const checked = await call("check_quote", { quoteId: quote.quoteId });
+check(checked.status === "valid" && checked.originalTotalAmount === quote.totalAmount && checked.quote?.totalAmount === quote.totalAmount && checked.quote.quoteId !== quote.quoteId, "check_quote: valid, the same total, a new id", checked);
+const forged = await client.callTool({ name: "check_quote", arguments: { quoteId: quote.quoteId.slice(0, -2) + (quote.quoteId.endsWith("AA") ? "BA" : "AA") } });
+check(forged.isError === true && forged.content[0].text.includes("quoteId"), "check_quote: an altered id is isError naming quoteId", forged);
 
 // A bad argument: isError naming it, as the HTTP API's 400 does.
 const bad = await client.callTool({ name: "get_quote", arguments: { ...args, pick_up_date: "2026-02-30" } });

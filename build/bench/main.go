@@ -68,6 +68,10 @@ var endpoints = []endpoint{
 	{"depots", "/api/agent/depots"},
 	{"availability", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"},
 	{"quotes", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"},
+	// The issue-14 calendar: the done-when question (17 start dates, one length, two
+	// filters) and the largest one (63 start dates x 4 lengths, ~476 KB).
+	{"calendar-done-when", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic"},
+	{"calendar-largest", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"},
 }
 
 func main() {

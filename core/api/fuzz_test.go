@@ -9,6 +9,7 @@ package api
 // Catalog.Quote directly.
 
 import (
+	"github.com/campervan/agent-api/core/quotetoken"
 	. "github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 	. "github.com/campervan/agent-api/core/wire"
@@ -463,4 +464,81 @@ func cents(t *testing.T, n json.Number) int64 {
 		c += int64(f)
 	}
 	return c
+}
+
+// FuzzQuoteCheck: GET /quotes/{quoteId} with any id, and with valid ids whose fields
+// the fuzzer chooses and signs with the test key (so the re-pricing sees any depot,
+// date, vehicle, accessories, insurance, total and age): only 200 or a 400 naming
+// quoteId (404 for an id with a slash), a known status, a quote whose total is the
+// sum of its fees, never a 5xx.
+func FuzzQuoteCheck(f *testing.F) {
+	keys := testConfig().QuoteKeys
+	inv := quotetoken.InventoryTag(robustServer(f).InventoryVersion())
+	f.Add("AQECA7uiAQsFIQIBAgICjKQUbhVrPoDhiNgGiA5aWlpaWlpaWixvVtM2LFJrHWIZCFRsfgY", false, uint8(2), uint8(3), uint16(16), uint16(11), uint8(5), []byte{1, 2, 2, 2}, uint8(33), int64(332300), int64(0), uint16(1800))
+	f.Add("", true, uint8(1), uint8(1), uint16(30), uint16(8), uint8(7), []byte{}, uint8(0), int64(1), int64(-7200), uint16(60))
+	f.Add("%ff", true, uint8(4), uint8(9), uint16(800), uint16(200), uint8(99), []byte{3, 0, 99, 7}, uint8(21), int64(-5), int64(1<<40), uint16(0))
+	f.Fuzz(func(t *testing.T, raw string, signed bool, pd, dd uint8, ahead, length uint16, vid uint8, lines []byte, ins uint8, total, age int64, ttl uint16) {
+		id := raw
+		if signed {
+			q := quotetoken.Quote{PickUpDepot: 1 + int64(pd%16), DropOffDepot: 1 + int64(dd%16), PickUp: int64(testToday) + int64(ahead%1000),
+				VehicleID: 1 + int64(vid%20), InsuranceID: int64(ins % 40), TotalCents: total & (1<<52 - 1),
+				IssuedAt: robustNow/1000 + age%(1<<30), Inventory: inv}
+			q.DropOff = q.PickUp + int64(length%120)
+			if q.IssuedAt < 0 {
+				q.IssuedAt = 0
+			}
+			q.ExpiresAt = q.IssuedAt + int64(ttl)
+			for i := 0; i+1 < len(lines) && q.NLines < quotetoken.MaxLines; i += 2 {
+				q.Lines[q.NLines] = quotetoken.Line{ID: 1 + int64(lines[i]%12), Quantity: 1 + int64(lines[i+1]%8)}
+				q.NLines++
+			}
+			id = string(keys.Sign(nil, &q))
+		}
+		req := &Request{Method: "GET", Target: "/api/agent/quotes/" + id}
+		var w Response
+		robustServer(t).Handle(req, &w)
+		d := checkResponse(t, req, w.Encode())
+		switch {
+		case d.Status == 400:
+			if !strings.Contains(string(d.Body), `"param":"quoteId"`) && !strings.Contains(id, "?") {
+				t.Fatalf("%q: a 400 that does not name quoteId: %s", id, d.Body)
+			}
+			if signed {
+				t.Fatalf("a signed id refused: %s", d.Body)
+			}
+			return
+		case d.Status == 404 && strings.ContainsAny(id, "/?#") || id == "":
+			return
+		case d.Status != 200:
+			t.Fatalf("%q: status %d %s", id, d.Status, d.Body)
+		}
+		var c struct {
+			Status string
+			Quote  *struct {
+				PriceBreakdown struct{ RentalFee, RouteFee, AccessoriesFee, InsuranceFee json.Number }
+				TotalAmount    json.Number
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(d.Body))
+		dec.UseNumber()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatalf("%q: %v: %s", id, err, d.Body)
+		}
+		switch c.Status {
+		case "valid", "changed", "expired":
+			if c.Quote == nil {
+				t.Fatalf("%s without a quote: %s", c.Status, d.Body)
+			}
+			b := c.Quote.PriceBreakdown
+			if cents(t, b.RentalFee)+cents(t, b.RouteFee)+cents(t, b.AccessoriesFee)+cents(t, b.InsuranceFee) != cents(t, c.Quote.TotalAmount) {
+				t.Fatalf("total is not the sum of the fees: %s", d.Body)
+			}
+		case "unavailable":
+			if c.Quote != nil {
+				t.Fatalf("unavailable with a quote: %s", d.Body)
+			}
+		default:
+			t.Fatalf("status %q: %s", c.Status, d.Body)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 
 	. "github.com/campervan/agent-api/core/wire"
@@ -62,4 +63,16 @@ func BenchmarkHandleCalendarLargest(b *testing.B) { benchHandle(b, calendarLarge
 // The issue's done-when question: 17 start dates, one length, two filters.
 func BenchmarkHandleCalendarDoneWhen(b *testing.B) {
 	benchHandle(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
+}
+
+// BenchmarkHandleQuoteCheck: GET /quotes/{quoteId} of the worked example's quote:
+// verify, re-price, sign the new quote.
+func BenchmarkHandleQuoteCheck(b *testing.B) {
+	cfg := testConfig()
+	cfg.RateLimit = 1 << 40
+	s := NewServer(cfg, bundledCatalog(b), nil, func() int64 { return 1795392000000 }, func(p []byte) {}, nil)
+	var w Response
+	s.Handle(&Request{Method: "GET", Target: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"}, &w)
+	body := string(w.Body)
+	benchHandle(b, "/api/agent/quotes/"+body[len(`{"quoteId":"`):strings.Index(body, `","expiresAt"`)])
 }

@@ -244,17 +244,28 @@ func TestMCPToolErrorsAreTheAPIErrors(t *testing.T) {
 		{"list_accessories", `{"vehicleId":999}`, "/vehicles/999/accessories"},
 		{"list_insurance_plans", `{"vehicleId":1,"pick_up_date":"2027-03-10"}`, "/vehicles/1/insurance-types?pick_up_date=2027-03-10"},
 		{"list_depots", `{"limit":5}`, "/depots?limit=5"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":1,"accessory_ids":"1"}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=1&accessory_ids=1"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20","vehicle_id":999}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20&vehicle_id=999"},
+		{"get_quote", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20"}`, "/quotes?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20"},
+		{"search_calendar", `{"pick_up_depot_id":1,"drop_off_depot_id":1,"earliest_pick_up_date":"2027-03-10","latest_pick_up_date":"2027-03-12","days":7,"vehicle_id":99}`, "/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-10&latest_pick_up_date=2027-03-12&days=7&vehicle_id=99"},
+		{"search_vehicles", `{"pick_up_depot_id":99,"drop_off_depot_id":1,"pick_up_date":"2027-03-10","drop_off_date":"2027-03-20"}`, "/vehicles/availability?pick_up_depot_id=99&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20"},
 	}
 	for _, c := range cases {
 		h := do(s, "GET", "/api/agent"+c.target)
 		if h.Status != 400 && h.Status != 404 {
 			t.Fatalf("GET %s: %d, want an error", c.target, h.Status)
 		}
-		want := decodeJSON(t, h.Body)["error"]
+		want := s.toolText(decodeJSON(t, h.Body)["error"].(string))
 		r := callTool(t, s, c.tool, c.args)
-		got := r["content"].([]any)[0].(map[string]any)["text"]
+		got := r["content"].([]any)[0].(map[string]any)["text"].(string)
 		if r["isError"] != true || got != want {
-			t.Errorf("%s %s: isError %v %q, want the API's %q", c.tool, c.args, r["isError"], got, want)
+			t.Errorf("%s %s: isError %v %q, want the API's message in a tool's words %q", c.tool, c.args, r["isError"], got, want)
+		}
+		// A tool's caller gave arguments and calls tools: no HTTP words are left.
+		for _, http := range []string{"query parameter", "path parameter", "GET /", "this operation"} {
+			if strings.Contains(got, http) {
+				t.Errorf("%s %s: %q still says %q", c.tool, c.args, got, http)
+			}
 		}
 		if _, ok := r["structuredContent"]; ok {
 			t.Errorf("%s: an error result carries structuredContent", c.tool)

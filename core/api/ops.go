@@ -105,6 +105,9 @@ var ops = [...]Op{
 			{Name: "accessory_ids"}, {Name: "insurance_id"}},
 		Tool: mcp.Tool{Name: "get_quote", Title: "Get a price quote",
 			Lead: "Step 4: price a hire exactly: the depots and dates of search_vehicles, vehicle_id from search_vehicles, optional accessory_ids from list_accessories and insurance_id from list_insurance_plans. totalAmount (NZD) is the sum of the four fees of priceBreakdown. A quote is not a booking: give the customer checkoutUrl."}},
+	{Path: "/quotes/{quoteId}", Cache: cacheNone, handle: (*Server).getQuoteCheck,
+		Tool: mcp.Tool{Name: "check_quote", Title: "Check a quote", PathHint: "a quoteId from get_quote",
+			Lead: "Step 5, before checkout or when coming back to a quote later: check a quoteId from get_quote. status is valid (same total, still available, not expired), changed (available at another total: originalTotalAmount then, quote.totalAmount now), unavailable (reason says why; suggestions give ways forward) or expired (quote is the same hire priced now). quote is the hire re-priced with a new quoteId and checkoutUrl, or null when it is unavailable."}},
 }
 
 // The MCP tools, in the table's order, and the operation of each.
@@ -197,7 +200,7 @@ func buildHints(base string) [][]string {
 // appendIndex writes the index: what the API is, its document and its operations
 // (those that are MCP tools: the ones an agent calls).
 func appendIndex(b []byte, base string) []byte {
-	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
+	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote, and check a quote by its signed id before checkout. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
 	b = wire.AppendJSONString(b, base+"/openapi.json")
 	b = append(b, `,"operations":[`...)
 	for i, t := range tools {
@@ -226,7 +229,7 @@ func (o mcpOps) Run(tool int, pathParam string, query []byte, out *wire.Response
 		e = s.run(toolOp[tool], &s.mcpReq, out, pathParam, nowMs)
 	}
 	if e != nil {
-		return e.Message, false
+		return s.toolText(e.Message), false
 	}
 	return "", true
 }

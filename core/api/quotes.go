@@ -47,3 +47,111 @@ func (s *Server) signQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs i
 	s.random(t.Nonce[:])
 	return s.cfg.QuoteKeys.Sign(b, t)
 }
+
+// The statuses of a checked quote and what each means, for the body's reason.
+const (
+	reasonValid   = "The quote holds: the vehicle is still available at the same total and the quote has not expired. quote is the same hire quoted again, with a new quoteId and expiry; either id can be used at checkout until it expires."
+	reasonChanged = "The price has changed since this quote: originalTotalAmount was quoted, quote.totalAmount is the price now, and the vehicle is still available. Show the customer the new total; quote carries a new quoteId and checkoutUrl."
+	reasonExpired = "This quote expired at originalExpiresAt. quote is the same hire priced now (compare its totalAmount with originalTotalAmount), with a new quoteId and expiry."
+)
+
+// getQuoteCheck answers GET /quotes/{quoteId}: verify the id, re-price its inputs on
+// the current catalog and inventory, and say whether the quote still holds.
+func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, nowMs int64) *rental.Error {
+	if s.cfg.QuoteKeys == nil {
+		return s.errNoKeys
+	}
+	if e := s.checkParams(); e != nil {
+		return e
+	}
+	t := &s.checked
+	if r := s.cfg.QuoteKeys.Verify(id, t); r != quotetoken.OK {
+		return s.errQuoteID[r]
+	}
+	var qr rental.QuoteRequest
+	qr.Search = rental.Search{PickUpDepot: t.PickUpDepot, DropOffDepot: t.DropOffDepot,
+		PickUp: rental.Date(t.PickUp), DropOff: rental.Date(t.DropOff),
+		Today: rental.NZToday(wire.FloorDiv(nowMs, 1000)), Refs: &s.refs}
+	qr.VehicleID, qr.InsuranceID = t.VehicleID, t.InsuranceID
+	s.picks = s.picks[:0]
+	for i := 0; i < t.NLines; i++ {
+		s.picks = append(s.picks, rental.Pick{ID: t.Lines[i].ID, Quantity: int(t.Lines[i].Quantity)})
+	}
+	qr.Accessories = s.picks
+	e := s.cat.Quote(qr, &s.quote)
+	if e != nil && e.Kind == rental.KindInternal {
+		return e
+	}
+	expired := wire.FloorDiv(nowMs, 1000) >= t.ExpiresAt
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	b := w.Body[:0]
+	switch {
+	case e != nil:
+		b = append(b, `{"status":"unavailable","reason":`...)
+		b = wire.AppendJSONString(b, e.Message)
+		b = append(b, `,"code":"`...)
+		b = append(b, e.DefaultCode()...)
+		b = append(b, '"')
+	case expired:
+		b = append(b, `{"status":"expired","reason":`...)
+		b = wire.AppendJSONString(b, reasonExpired)
+	case s.quote.TotalCents != t.TotalCents:
+		b = append(b, `{"status":"changed","reason":`...)
+		b = wire.AppendJSONString(b, reasonChanged)
+	default:
+		b = append(b, `{"status":"valid","reason":`...)
+		b = wire.AppendJSONString(b, reasonValid)
+	}
+	b = append(b, `,"originalTotalAmount":`...)
+	b = wire.AppendMoney(b, t.TotalCents)
+	b = append(b, `,"originalExpiresAt":"`...)
+	b = appendRFC3339(b, t.ExpiresAt)
+	b = append(b, `","quote":`...)
+	if e != nil {
+		b = append(b, "null"...)
+		b = s.appendCheckSuggestions(b, qr, e)
+		w.Body = append(b, '}')
+		return nil
+	}
+	b = s.appendQuote(b, &qr.Search, &s.quote, nowMs)
+	w.Body = append(b, '}')
+	return nil
+}
+
+// appendCheckSuggestions appends "suggestions" (as in an error body) when the catalog
+// knows ways forward for the quote that can no longer be had: each a GET /quotes URL
+// with the quote's accessories and insurance.
+func (s *Server) appendCheckSuggestions(b []byte, qr rental.QuoteRequest, e *rental.Error) []byte {
+	s.alts = s.cat.Alternatives(qr, true, e, s.alts)
+	if len(s.alts) == 0 {
+		return b
+	}
+	b = append(b, `,"suggestions":[`...)
+	for i := range s.alts {
+		a := &s.alts[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"url":"`...)
+		b = s.appendSearchURL(b, "/quotes", &a.Search, a.VehicleID) // digits and dates only
+		if len(qr.Accessories) > 0 {
+			b = append(b, "&accessory_ids="...)
+			for j, p := range qr.Accessories {
+				for k := 0; k < p.Quantity; k++ {
+					if j > 0 || k > 0 {
+						b = append(b, ',')
+					}
+					b = wire.AppendInt(b, p.ID)
+				}
+			}
+		}
+		if qr.InsuranceID != 0 {
+			b = append(b, "&insurance_id="...)
+			b = wire.AppendInt(b, qr.InsuranceID)
+		}
+		b = wire.AppendMember(b, `","reason":`, a.Reason)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

@@ -87,3 +87,17 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVerify found it: encoding/base64 skips '\r' and '\n', so an id with a line break
+// inside was accepted as the id without it.
+func TestRegressionVerifyLineBreak(t *testing.T) {
+	k := mustKeys(t, TestKeys)
+	q := example()
+	tok := string(k.Sign(nil, &q))
+	var got Quote
+	for _, bad := range []string{tok[:11] + "\r" + tok[11:], tok[:11] + "\n" + tok[11:], tok + "\n", "\r\n" + tok} {
+		if r := k.Verify(bad, &got); r != Malformed {
+			t.Errorf("%q: %v, want Malformed", bad, r)
+		}
+	}
+}

@@ -159,22 +159,32 @@ func TestDecodeInventoryRejects(t *testing.T) {
 		{"unknown vehicle", mut(func(b []byte) []byte {
 			h := b[:hashAt+8]
 			h = binary.AppendUvarint(h, 1)
-			return append(h, 99, 1, 1, 2, 0)
+			return append(h, 1, 99, 1, 1, 2, 0)
 		}), "vehicle 99 is not in"},
 		{"no fleet", mut(func(b []byte) []byte {
 			h := b[:hashAt+8]
 			h = binary.AppendUvarint(h, 1)
-			return append(h, 7, 5, 1, 2, 0)
+			return append(h, 1, 7, 5, 1, 2, 0)
 		}), "has no fleet"},
 		{"order", mut(func(b []byte) []byte {
 			h := b[:hashAt+8]
 			h = binary.AppendUvarint(h, 2)
-			return append(h, 7, 1, 1, 2, 0, 1, 2, 1, 2, 0)
+			return append(h, 2, 7, 1, 1, 2, 0, 1, 2, 1, 2, 0)
 		}), "out of order"},
 		{"huge count", mut(func(b []byte) []byte {
 			h := b[:hashAt+8]
 			return binary.AppendUvarint(h, 1<<40)
 		}), "number of pairs"},
+		{"span count", mut(func(b []byte) []byte {
+			h := b[:hashAt+8]
+			h = binary.AppendUvarint(h, 1)
+			return append(h, 2, 7, 1, 1, 2, 0)
+		}), "1 spans, the header says 2"},
+		{"unknown depot", mut(func(b []byte) []byte {
+			h := b[:hashAt+8]
+			h = binary.AppendUvarint(h, 1)
+			return append(h, 1, 7, 77, 1, 2, 0)
+		}), "depot 77 is not in"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := c.DecodeInventory(tc.blob); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,0 +1,203 @@
+// Command scale measures the live inventory at the issue's scale (issue 13): 100,000
+// bookings over 2,000 vehicles at 6 depots, synthetic and deterministic (seed 42), with
+// the bundled policy, seasons and extras. `make scale` runs it:
+//
+//	go run ./build/scale -out build/out/scale [-tinygo /opt/tinygo/bin/tinygo]
+//
+// It writes the reference data (out/data/*.json), the feed (out/feed.json) and its blob
+// (out/inventory.bin), and prints the blob's size, the time to build it and the time to
+// decode it natively; with -tinygo it also builds build/scale/wasmload with the Worker's
+// TinyGo flags and runs it under wazero and in V8 (node's WASI, build/scale/wasi.mjs):
+// the time of api.Server.SetInventory, what the Worker's inventory export does, in wasm.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/data"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+const (
+	vehicles = 2000
+	depots   = 6
+	bookings = 100000
+)
+
+func main() {
+	out := flag.String("out", "build/out/scale", "output directory")
+	tinygo := flag.String("tinygo", "", "TinyGo compiler: also measure the decode in wasm under wazero")
+	runs := flag.Int("runs", 50, "decode runs (median reported)")
+	flag.Parse()
+	if err := run(*out, *tinygo, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out, tinygo string, runs int) error {
+	dataDir := filepath.Join(out, "data")
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return err
+	}
+	files, feed := generate()
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dataDir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, "feed.json"), feed, 0o644); err != nil {
+		return err
+	}
+	cat, err := rental.LoadCatalog(files)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	blob, inv, err := cat.BuildInventory(feed, rental.Feed{File: "feed.json", AsOf: "2026-11-23T00:00:00Z", Source: "make scale (synthetic)"})
+	if err != nil {
+		return err
+	}
+	build := time.Since(t0)
+	blobPath := filepath.Join(out, "inventory.bin")
+	if err := os.WriteFile(blobPath, blob, 0o644); err != nil {
+		return err
+	}
+	ts := make([]time.Duration, runs)
+	for i := range ts {
+		t := time.Now()
+		if _, err := cat.DecodeInventory(blob); err != nil {
+			return err
+		}
+		ts[i] = time.Since(t)
+	}
+	sort.Slice(ts, func(a, b int) bool { return ts[a] < ts[b] })
+	fmt.Printf("scale: %d bookings over %d vehicles x %d depots: feed %d bytes -> blob %d bytes (%.1f KiB, %d booked-out spans, version %s)\n",
+		inv.Bookings(), vehicles, depots, len(feed), len(blob), float64(len(blob))/1024, inv.Spans(), inv.Version())
+	fmt.Printf("scale: native: build (validate + spans + encode) %v; decode median %v, fastest %v (%d runs)\n",
+		build.Round(time.Millisecond), ts[runs/2].Round(time.Microsecond), ts[0].Round(time.Microsecond), runs)
+	if tinygo == "" {
+		return nil
+	}
+	wasm := filepath.Join(out, "wasmload.wasm")
+	cmd := exec.Command(tinygo, "build", "-target", "wasip1", "-scheduler", "none", "-opt", "z", "-no-debug", "-o", wasm, "./build/scale/wasmload")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tinygo build: %v\n%s", err, b)
+	}
+	bin, err := os.ReadFile(wasm)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	var stdout, stderr bytes.Buffer
+	abs, _ := filepath.Abs(out)
+	cfg := wazero.NewModuleConfig().WithArgs("wasmload", "/data", "/inventory.bin", fmt.Sprint(runs)).
+		WithFSConfig(wazero.NewFSConfig().WithReadOnlyDirMount(abs, "/")).
+		WithStdout(&stdout).WithStderr(&stderr).WithSysWalltime().WithSysNanotime()
+	if _, err := rt.InstantiateWithConfig(ctx, bin, cfg); err != nil && !strings.Contains(err.Error(), "exit_code(0)") {
+		return fmt.Errorf("wasmload under wazero: %v: %s", err, stderr.String())
+	}
+	fmt.Printf("scale: TinyGo wasm (-opt z) under wazero: %s", stdout.String())
+	// V8, the engine of workerd, through node's WASI (node from the npm packages).
+	node := filepath.Join("node_modules", ".bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		fmt.Println("scale: no node_modules/.bin/node: V8 not measured")
+		return nil
+	}
+	b, err := exec.Command(node, "--no-warnings", "build/scale/wasi.mjs", wasm, abs, fmt.Sprint(runs)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("wasmload under node: %v: %s", err, b)
+	}
+	fmt.Printf("scale: TinyGo wasm (-opt z) in V8 (node %s WASI): %s", nodeVersion(node), b)
+	return nil
+}
+
+func nodeVersion(node string) string {
+	b, _ := exec.Command(node, "--version").Output()
+	return strings.TrimSpace(string(b))
+}
+
+// generate returns the reference data and the feed: the bundled policy, seasons and
+// extras, 6 depots, 2,000 vehicles with 1-4 units at every depot, and 100,000 bookings
+// of 1-2 units and 1-21 days over three years.
+func generate() (map[string][]byte, []byte) {
+	base := data.Files()
+	rng := rand.New(rand.NewSource(42))
+	files := map[string][]byte{"policy.json": base["policy.json"], "seasons.json": base["seasons.json"], "extras.json": base["extras.json"]}
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 1; i <= depots; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"Depot %d","active":true,"notice_days":1,"opening_hours_description":"Daily 08:00-16:00.",
+"pickup_times":[{"time":"09:00","day":"weekday"}],"drop_off_times":[{"time":"15:00","day":"weekday"}],"closed_dates":[{"date":"2026-12-25","name":"Christmas Day"}]}`, i, i)
+	}
+	b.WriteString("]")
+	files["depots.json"] = []byte(b.String())
+	b.Reset()
+	classes := []string{"compact", "campervan", "motorhome"}
+	b.WriteString("[")
+	for v := 1; v <= vehicles; v++ {
+		if v > 1 {
+			b.WriteString(",")
+		}
+		low := 5000 + rng.Intn(15000)
+		fmt.Fprintf(&b, `{"id":%d,"name":"Synthetic %d","class":"%s","berths":%d,"transmission":"automatic","image_url":"https://images.example-campers.co.nz/synthetic/%d.jpg",
+"rates":{"low":%d,"shoulder":%d,"peak":%d},"min_hire_days":{"low":1,"shoulder":2,"peak":3},"fleet":[`, v, v, classes[v%3], 2+v%5, v, low, low*3/2, low*5/2)
+		for d := 1; d <= depots; d++ {
+			if d > 1 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"depot_id":%d,"units":%d}`, d, 1+rng.Intn(4))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]")
+	files["vehicles.json"] = []byte(b.String())
+	b.Reset()
+	b.WriteString(`{"waiver_min_days":14,"routes":[`)
+	n := 0
+	for i := 1; i <= depots; i++ {
+		for j := 1; j <= depots; j++ {
+			if i != j {
+				if n > 0 {
+					b.WriteString(",")
+				}
+				n++
+				fmt.Fprintf(&b, `{"from_depot_id":%d,"to_depot_id":%d,"fee_cents":%d}`, i, j, 10000+500*(i+j))
+			}
+		}
+	}
+	b.WriteString("]}")
+	files["routes.json"] = []byte(b.String())
+	files["bookings.json"] = []byte("[]")
+	b.Reset()
+	b.WriteString("[")
+	start := rental.DateOf(2026, 1, 1)
+	for i := 0; i < bookings; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		from := start.AddDays(rng.Intn(1100) - 10)
+		fmt.Fprintf(&b, `{"id":%d,"vehicle_id":%d,"depot_id":%d,"pick_up_date":"%s","drop_off_date":"%s","units":%d}`,
+			i+1, 1+rng.Intn(vehicles), 1+rng.Intn(depots), from, from.AddDays(rng.Intn(21)), 1+rng.Intn(2))
+	}
+	b.WriteString("]")
+	return files, []byte(b.String())
+}

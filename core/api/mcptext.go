@@ -1,0 +1,76 @@
+package api
+
+import "strings"
+
+// toolText rewrites an operation's error message for an MCP tool call: the tool's
+// caller gave arguments, not query parameters, and calls tools, not HTTP paths. So
+// "missing required query parameter drop_off_date (a date ...)" becomes "missing
+// required argument drop_off_date (a date ...)", "GET /api/agent/depots" becomes
+// "list_depots" and "GET /vehicles/5/accessories" "list_accessories (vehicleId 5)".
+// It runs only on an error (it allocates); the words it replaces are the ones the
+// messages of core/api and core/rental use (TestMCPErrorTexts checks that none is left).
+func (s *Server) toolText(msg string) string {
+	if s.mcpText == nil {
+		s.mcpText = toolTextPairs(s.cfg.BasePath)
+	}
+	for i := 0; i+1 < len(s.mcpText); i += 2 {
+		msg = strings.ReplaceAll(msg, s.mcpText[i], s.mcpText[i+1])
+	}
+	// A path with a vehicle id: GET [base]/vehicles/{id}/accessories -> list_accessories (vehicleId {id}).
+	for _, o := range ops {
+		if o.pathParam == "" || o.Tool.Name == "" {
+			continue
+		}
+		for _, pre := range [2]string{"GET " + s.cfg.BasePath + o.prefix, "GET " + o.prefix} {
+			for {
+				i := strings.Index(msg, pre)
+				if i < 0 {
+					break
+				}
+				j := i + len(pre)
+				k := j
+				for k < len(msg) && msg[k] >= '0' && msg[k] <= '9' {
+					k++
+				}
+				if k == j || !strings.HasPrefix(msg[k:], o.suffix) {
+					break
+				}
+				msg = msg[:i] + o.Tool.Name + " (" + o.pathParam + " " + msg[j:k] + ")" + msg[k+len(o.suffix):]
+			}
+		}
+	}
+	return msg
+}
+
+// toolTextPairs returns the replacements, applied in order: (old, new, old, new, ...).
+// strings.Replacer and sort.Slice would do the same and added 29 KB to the module.
+func toolTextPairs(base string) []string {
+	var pairs []string
+	// The operations without a path parameter, the longest path first (the calendar
+	// before availability), with and without the base path.
+	idx := make([]int, 0, len(ops))
+	for i := range ops {
+		if ops[i].Tool.Name != "" && ops[i].pathParam == "" {
+			idx = append(idx, i)
+			for j := len(idx) - 1; j > 0 && len(ops[idx[j]].Path) > len(ops[idx[j-1]].Path); j-- {
+				idx[j], idx[j-1] = idx[j-1], idx[j]
+			}
+		}
+	}
+	for _, i := range idx {
+		pairs = append(pairs, "GET "+base+ops[i].Path, ops[i].Tool.Name)
+	}
+	for _, i := range idx {
+		pairs = append(pairs, "GET "+ops[i].Path, ops[i].Tool.Name)
+	}
+	pairs = append(pairs,
+		"missing required query parameter ", "missing required argument ",
+		"missing query parameter ", "missing argument ",
+		"unknown query parameter ", "unknown argument ",
+		"this operation takes no query parameters", "this tool takes no arguments",
+		"this operation accepts ", "this tool accepts ",
+		"query parameter ", "argument ",
+		"path parameter ", "argument ",
+	)
+	return pairs
+}
