@@ -3,6 +3,7 @@ module github.com/campervan/agent-api
 go 1.25.0
 
 require (
+	github.com/buger/jsonparser v1.6.1
 	github.com/getkin/kin-openapi v0.133.0
 	github.com/shopspring/decimal v1.6.0
 	github.com/syumai/workers v0.33.0

@@ -24,13 +24,13 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/campervan/agent-api/core/jsonv"
 	"github.com/campervan/agent-api/core/wire"
-	"github.com/tidwall/gjson"
 )
 
 const (
 	maxMCPBody    = 64 << 10 // bytes of a POST body; the glue reads at most one more
-	maxJSONDepth  = 64       // nesting of the JSON body (gjson validates recursively)
+	maxJSONDepth  = 64       // nesting of the JSON body (a bound on what the endpoint walks)
 	mcpModern     = "2026-07-28"
 	mcpLegacy     = "2025-11-25"
 	mcpSupported  = `["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`
@@ -112,7 +112,7 @@ func (m *Endpoint) build() {
 	}
 	m.built = true
 	cfg := &m.cfg
-	d := gjson.ParseBytes(m.ops.OpenAPI())
+	d := jsonv.ParseBytes(m.ops.OpenAPI())
 	schemas := field(field(d, "components"), "schemas")
 	paths := field(d, "paths")
 	tools := []byte(`{"tools":[`)
@@ -152,11 +152,11 @@ func (m *Endpoint) build() {
 
 // appendInputSchema writes the tool's input schema: an object whose properties are
 // the operation's parameters, each its parameter's schema plus its description.
-func appendInputSchema(b []byte, op, schemas gjson.Result) []byte {
+func appendInputSchema(b []byte, op, schemas jsonv.Result) []byte {
 	b = append(b, `{"type":"object","properties":{`...)
 	var required []string
 	n := 0
-	field(op, "parameters").ForEach(func(_, p gjson.Result) bool {
+	field(op, "parameters").ForEach(func(_, p jsonv.Result) bool {
 		name := field(p, "name").String()
 		if n > 0 {
 			b = append(b, ',')
@@ -195,7 +195,7 @@ func appendInputSchema(b []byte, op, schemas gjson.Result) []byte {
 // appendOutputSchema writes the schema of the operation's 200 body, self-contained;
 // an array is wrapped as the property wrap of an object (MCP's structuredContent and
 // outputSchema are objects).
-func appendOutputSchema(b []byte, op, schemas gjson.Result, wrap string) []byte {
+func appendOutputSchema(b []byte, op, schemas jsonv.Result, wrap string) []byte {
 	s := field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
 	if wrap == "" {
 		return appendSchema(b, s, schemas, 0)
@@ -209,7 +209,7 @@ func appendOutputSchema(b []byte, op, schemas gjson.Result, wrap string) []byte 
 
 // appendSchema copies schema v, replacing each {"$ref": "#/components/schemas/X"}
 // by X itself (recursively), so the result needs no document around it.
-func appendSchema(b []byte, v, schemas gjson.Result, depth int) []byte {
+func appendSchema(b []byte, v, schemas jsonv.Result, depth int) []byte {
 	if depth > 32 {
 		return append(b, "{}"...)
 	}
@@ -226,7 +226,7 @@ func appendSchema(b []byte, v, schemas gjson.Result, depth int) []byte {
 		}
 		b = append(b, lb)
 		n := 0
-		v.ForEach(func(k, x gjson.Result) bool {
+		v.ForEach(func(k, x jsonv.Result) bool {
 			if n > 0 {
 				b = append(b, ',')
 			}
@@ -245,21 +245,8 @@ func appendSchema(b []byte, v, schemas gjson.Result, depth int) []byte {
 }
 
 // field returns member key of object obj (the first, if repeated); keys may hold
-// dots and slashes, which gjson paths would read as syntax.
-func field(obj gjson.Result, key string) gjson.Result {
-	var out gjson.Result
-	if !obj.IsObject() {
-		return out
-	}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if k.String() == key {
-			out = v
-			return false
-		}
-		return true
-	})
-	return out
-}
+// dots and slashes, which are not syntax to jsonv.
+func field(obj jsonv.Result, key string) jsonv.Result { return obj.Member(key) }
 
 // Serve answers a POST to the MCP endpoint (already counted by the rate limit).
 func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQuery string) {
@@ -285,11 +272,11 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 		s.rpcError(w, req, 406, "", rpcInvalidRequest, "Accept must include application/json: this MCP endpoint answers with single JSON responses, never an SSE stream; got "+wire.QuoteClean(a), "")
 		return
 	}
-	if !shallowJSON(req.Body) || !gjson.ValidBytes(req.Body) {
+	if !shallowJSON(req.Body) || !jsonv.ValidBytes(req.Body) {
 		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON (or is nested deeper than 64 levels)", "")
 		return
 	}
-	root := gjson.ParseBytes(req.Body)
+	root := jsonv.ParseBytes(req.Body)
 	if root.IsArray() {
 		s.rpcError(w, req, 400, "", rpcInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per POST", "")
 		return
@@ -307,12 +294,12 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 		}
 		id = idv.Raw
 	}
-	if v := field(root, "jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+	if v := field(root, "jsonrpc"); v.Type != jsonv.String || v.Str != "2.0" {
 		s.rpcError(w, req, 400, id, rpcInvalidRequest, `Invalid Request: member "jsonrpc" must be "2.0"`, "")
 		return
 	}
 	mv := field(root, "method")
-	if mv.Type != gjson.String || mv.Str == "" {
+	if mv.Type != jsonv.String || mv.Str == "" {
 		msg := "Invalid Request: member \"method\" is missing; it names the operation, e.g. \"tools/list\""
 		if mv.Exists() {
 			msg = "Invalid Request: member \"method\" must be a non-empty string"
@@ -373,8 +360,8 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 }
 
 // serveModern answers a request of the stateless 2026-07-28 revision.
-func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method string, params, meta, metaV gjson.Result, hv string, nowMs int64) {
-	if metaV.Type != gjson.String {
+func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method string, params, meta, metaV jsonv.Result, hv string, nowMs int64) {
+	if metaV.Type != jsonv.String {
 		s.rpcError(w, req, 400, id, rpcInvalidParams, `Invalid params: params._meta["`+metaVersion+`"] is required (a string, "2026-07-28") with protocol 2026-07-28`, "")
 		return
 	}
@@ -410,7 +397,7 @@ func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method s
 	case "tools/call":
 		name := field(params, "name")
 		hn := decodeSentinel(req.Header("mcp-name"))
-		if name.Type == gjson.String && hn != name.Str {
+		if name.Type == jsonv.String && hn != name.Str {
 			msg := "Header mismatch: the Mcp-Name header is missing; it must equal params.name " + wire.QuoteClean(name.Str)
 			if req.Header("mcp-name") != "" {
 				msg = "Header mismatch: Mcp-Name header " + wire.QuoteClean(hn) + " does not match params.name " + wire.QuoteClean(name.Str)
@@ -426,9 +413,9 @@ func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method s
 
 // callTool runs tools/call: the arguments become a query string for the operation's
 // own function, whose result or error becomes the tool result.
-func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, params gjson.Result, modern bool, nowMs int64) {
+func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, params jsonv.Result, modern bool, nowMs int64) {
 	name := field(params, "name")
-	if name.Type != gjson.String {
+	if name.Type != jsonv.String {
 		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.name must be the name of a tool (see tools/list)", "")
 		return
 	}
@@ -444,22 +431,22 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 	}
 	t := &s.tools[ti]
 	args := field(params, "arguments")
-	if args.Exists() && args.Type != gjson.Null && !args.IsObject() {
+	if args.Exists() && args.Type != jsonv.Null && !args.IsObject() {
 		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.arguments must be an object of the tool's arguments", "")
 		return
 	}
 	qs := s.qs[:0]
 	pathParam, hasPathParam := "", false
 	bad := ""
-	args.ForEach(func(k, v gjson.Result) bool {
+	args.ForEach(func(k, v jsonv.Result) bool {
 		key := k.String()
 		var val string
 		switch v.Type {
-		case gjson.Null:
+		case jsonv.Null:
 			return true // an argument given as null is left out, as if absent
-		case gjson.String:
+		case jsonv.String:
 			val = v.Str
-		case gjson.Number:
+		case jsonv.Number:
 			val = v.Raw // an integer stays as written; anything else is refused by name
 		default:
 			what := "a boolean"
@@ -635,11 +622,11 @@ func acceptsJSON(a string) bool {
 }
 
 // isRequestID reports whether v is a JSON-RPC id MCP allows: a string or an integer.
-func isRequestID(v gjson.Result) bool {
+func isRequestID(v jsonv.Result) bool {
 	switch v.Type {
-	case gjson.String:
+	case jsonv.String:
 		return true
-	case gjson.Number:
+	case jsonv.Number:
 		r := v.Raw
 		if len(r) > 0 && r[0] == '-' {
 			r = r[1:]
@@ -651,7 +638,7 @@ func isRequestID(v gjson.Result) bool {
 }
 
 // shallowJSON reports whether b nests arrays and objects at most maxJSONDepth deep
-// (outside strings): gjson's validation recurses once per level.
+// (outside strings): a bound on the work and the stack of walking the body.
 func shallowJSON(b []byte) bool {
 	depth := 0
 	in := false

@@ -108,14 +108,3 @@ func (d *digest) block(p []byte) {
 	d.h[6] += g
 	d.h[7] += h
 }
-
-// Sum256 returns the SHA-256 of p. The live inventory's version is one (core/rental):
-// it uses this rather than crypto/sha256, which under TinyGo brings the FIPS module's
-// AES, DRBG and SHA-3 into the Worker (~40 KB of code, issue 16).
-func Sum256(p []byte) (out [32]byte) {
-	var d digest
-	d.reset(&init256, 0)
-	d.write(p)
-	d.finish(&out)
-	return out
-}

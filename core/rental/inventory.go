@@ -28,8 +28,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/campervan/agent-api/core/jsonv"
 	"github.com/campervan/agent-api/core/wire"
-	"github.com/tidwall/gjson"
 )
 
 // Inventory is one version of the bookings: per (vehicle, depot) pair the sorted,
@@ -410,10 +410,10 @@ type Feed struct {
 // object {"as_of": "...", "source": "...", "bookings": [records]}; errors name the
 // file, the record and the field, as LoadCatalog's do.
 func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error) {
-	if !gjson.ValidBytes(feed) {
+	if !jsonv.ValidBytes(feed) {
 		return nil, nil, fmt.Errorf("%s: not valid JSON", f.File)
 	}
-	root := gjson.ParseBytes(feed)
+	root := jsonv.ParseBytes(feed)
 	list := ""
 	asOf, source := f.AsOf, f.Source
 	if root.IsObject() {
@@ -427,7 +427,7 @@ func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error
 			if !v.Exists() {
 				continue
 			}
-			if v.Type != gjson.String || len(v.Str) > maxFeedText || !printable(v.Str) {
+			if v.Type != jsonv.String || len(v.Str) > maxFeedText || !printable(v.Str) {
 				return nil, nil, top.fail(fld.name, "must be a string of at most %d printable characters", maxFeedText)
 			}
 			*fld.p = v.Str

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/campervan/agent-api/core/jsonv"
 	"github.com/campervan/agent-api/core/wire"
-	"github.com/tidwall/gjson"
 )
 
 // Limits applied when loading a snapshot. They bound every product computed on the
@@ -66,12 +66,12 @@ func (r rec) fail(field, format string, args ...any) error {
 
 // integer reads field of obj as an integer in [min, max]; what describes the
 // expected value ("a positive integer (cents)").
-func (r rec) integer(obj gjson.Result, field string, min, max int64, what string) (int64, error) {
+func (r rec) integer(obj jsonv.Result, field string, min, max int64, what string) (int64, error) {
 	v := obj.Get(field)
 	if !v.Exists() {
 		return 0, r.fail(field, "is missing; it must be %s", what)
 	}
-	if v.Type != gjson.Number {
+	if v.Type != jsonv.Number {
 		return 0, r.fail(field, "must be %s", what)
 	}
 	n, err := strconv.ParseInt(v.Raw, 10, 64)
@@ -85,41 +85,41 @@ func (r rec) integer(obj gjson.Result, field string, min, max int64, what string
 }
 
 // str reads a non-empty string field.
-func (r rec) str(obj gjson.Result, field string) (string, error) {
+func (r rec) str(obj jsonv.Result, field string) (string, error) {
 	v := obj.Get(field)
 	if !v.Exists() {
 		return "", r.fail(field, "is missing; it must be a non-empty string")
 	}
-	if v.Type != gjson.String || strings.TrimSpace(v.Str) == "" {
+	if v.Type != jsonv.String || strings.TrimSpace(v.Str) == "" {
 		return "", r.fail(field, "must be a non-empty string")
 	}
 	return v.Str, nil
 }
 
-func (r rec) boolean(obj gjson.Result, field string) (bool, error) {
+func (r rec) boolean(obj jsonv.Result, field string) (bool, error) {
 	v := obj.Get(field)
 	if !v.Exists() {
 		return false, r.fail(field, "is missing; it must be true or false")
 	}
-	if v.Type != gjson.True && v.Type != gjson.False {
+	if v.Type != jsonv.True && v.Type != jsonv.False {
 		return false, r.fail(field, "must be true or false")
 	}
-	return v.Type == gjson.True, nil
+	return v.Type == jsonv.True, nil
 }
 
-func (r rec) date(obj gjson.Result, field string) (Date, error) {
+func (r rec) date(obj jsonv.Result, field string) (Date, error) {
 	v := obj.Get(field)
 	if !v.Exists() {
 		return 0, r.fail(field, "is missing; it must be a date \"YYYY-MM-DD\"")
 	}
 	d, ok := ParseDate(v.Str)
-	if v.Type != gjson.String || !ok {
+	if v.Type != jsonv.String || !ok {
 		return 0, r.fail(field, "must be a real calendar date \"YYYY-MM-DD\" (got %s)", v.Raw)
 	}
 	return d, nil
 }
 
-func (r rec) array(obj gjson.Result, field string) ([]gjson.Result, error) {
+func (r rec) array(obj jsonv.Result, field string) ([]jsonv.Result, error) {
 	v := obj.Get(field)
 	if !v.Exists() {
 		return nil, r.fail(field, "is missing; it must be an array")
@@ -132,7 +132,7 @@ func (r rec) array(obj gjson.Result, field string) ([]gjson.Result, error) {
 
 // records returns the elements of the array list (or of the whole file when
 // list is ""), each an object.
-func records(file string, root gjson.Result, list string) ([]gjson.Result, error) {
+func records(file string, root jsonv.Result, list string) ([]jsonv.Result, error) {
 	v := root
 	where := file
 	if list != "" {
@@ -153,13 +153,13 @@ func records(file string, root gjson.Result, list string) ([]gjson.Result, error
 }
 
 // idRecords returns the records of list (see records) and an empty set of the ids seen.
-func idRecords(file string, root gjson.Result, list string) ([]gjson.Result, map[int64]bool, error) {
+func idRecords(file string, root jsonv.Result, list string) ([]jsonv.Result, map[int64]bool, error) {
 	rs, err := records(file, root, list)
 	return rs, map[int64]bool{}, err
 }
 
 // namedRecord reads the "id" (unique in seen) and the "name" of record i.
-func namedRecord(file, list string, i int, e gjson.Result, seen map[int64]bool) (rec, string, error) {
+func namedRecord(file, list string, i int, e jsonv.Result, seen map[int64]bool) (rec, string, error) {
 	r, err := recordID(file, list, i, e, seen)
 	if err != nil {
 		return r, "", err
@@ -169,7 +169,7 @@ func namedRecord(file, list string, i int, e gjson.Result, seen map[int64]bool) 
 }
 
 // recordID reads the "id" of record i and checks that it is unique in seen.
-func recordID(file, list string, i int, e gjson.Result, seen map[int64]bool) (rec, error) {
+func recordID(file, list string, i int, e jsonv.Result, seen map[int64]bool) (rec, error) {
 	r := rec{file: file, list: list, idx: i}
 	id, err := r.integer(e, "id", 1, 1<<53, "a positive integer")
 	if err != nil {
@@ -188,16 +188,16 @@ func recordID(file, list string, i int, e gjson.Result, seen map[int64]bool) (re
 // the prepared Catalog. Any bad record fails the whole load with an error naming
 // the file, the record (0-based index and id) and the field.
 func LoadCatalog(files map[string][]byte) (*Catalog, error) {
-	roots := make(map[string]gjson.Result, len(snapshotFiles))
+	roots := make(map[string]jsonv.Result, len(snapshotFiles))
 	for _, name := range snapshotFiles {
 		b, ok := files[name]
 		if !ok {
 			return nil, fmt.Errorf("%s: missing from the snapshot", name)
 		}
-		if !gjson.ValidBytes(b) {
+		if !jsonv.ValidBytes(b) {
 			return nil, fmt.Errorf("%s: not valid JSON", name)
 		}
-		roots[name] = gjson.ParseBytes(b)
+		roots[name] = jsonv.ParseBytes(b)
 	}
 	c := &Catalog{}
 
@@ -215,7 +215,7 @@ func LoadCatalog(files map[string][]byte) (*Catalog, error) {
 	}
 	c.version = fmt.Sprintf("%016x", h)
 
-	steps := []func(gjson.Result) error{c.loadPolicy, c.loadSeasons, c.loadDepots, c.loadVehicles, c.loadRoutes, c.loadExtras, c.loadBookings}
+	steps := []func(jsonv.Result) error{c.loadPolicy, c.loadSeasons, c.loadDepots, c.loadVehicles, c.loadRoutes, c.loadExtras, c.loadBookings}
 	for i, step := range steps {
 		if err := step(roots[snapshotFiles[i]]); err != nil {
 			return nil, err
@@ -224,7 +224,7 @@ func LoadCatalog(files map[string][]byte) (*Catalog, error) {
 	return c, nil
 }
 
-func (c *Catalog) loadPolicy(root gjson.Result) error {
+func (c *Catalog) loadPolicy(root jsonv.Result) error {
 	const file = "policy.json"
 	if !root.IsObject() {
 		return fmt.Errorf("%s: must be a JSON object", file)
@@ -300,7 +300,7 @@ func plainName(s string) bool {
 	return s != ""
 }
 
-func (c *Catalog) loadSeasons(root gjson.Result) error {
+func (c *Catalog) loadSeasons(root jsonv.Result) error {
 	const file = "seasons.json"
 	if !root.IsObject() {
 		return fmt.Errorf("%s: must be a JSON object", file)
@@ -393,7 +393,7 @@ func validTime(s string) bool {
 	return ok1 && ok2 && h < 24 && m < 60
 }
 
-func (c *Catalog) loadDepots(root gjson.Result) error {
+func (c *Catalog) loadDepots(root jsonv.Result) error {
 	const file = "depots.json"
 	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
@@ -426,10 +426,10 @@ func (c *Catalog) loadDepots(root gjson.Result) error {
 			for j, t := range ts {
 				tf, df := fmt.Sprintf("%s[%d].time", f, j), fmt.Sprintf("%s[%d].day", f, j)
 				tm, day := t.Get("time"), t.Get("day")
-				if tm.Type != gjson.String || !validTime(tm.Str) {
+				if tm.Type != jsonv.String || !validTime(tm.Str) {
 					return r.fail(tf, "must be a 24-hour time \"HH:MM\" (got %s)", orMissing(tm))
 				}
-				if day.Type != gjson.String || (day.Str != "weekday" && day.Str != "weekend") {
+				if day.Type != jsonv.String || (day.Str != "weekday" && day.Str != "weekend") {
 					return r.fail(df, "must be \"weekday\" or \"weekend\" (got %s)", orMissing(day))
 				}
 				slots = append(slots, TimeSlot{Time: tm.Str, Day: day.Str})
@@ -447,11 +447,11 @@ func (c *Catalog) loadDepots(root gjson.Result) error {
 		for j, cd := range cds {
 			dv := cd.Get("date")
 			day, ok := ParseDate(dv.Str)
-			if dv.Type != gjson.String || !ok {
+			if dv.Type != jsonv.String || !ok {
 				return r.fail(fmt.Sprintf("closed_dates[%d].date", j), "must be a real calendar date \"YYYY-MM-DD\" (got %s)", orMissing(dv))
 			}
 			nv := cd.Get("name")
-			if nv.Type != gjson.String || strings.TrimSpace(nv.Str) == "" {
+			if nv.Type != jsonv.String || strings.TrimSpace(nv.Str) == "" {
 				return r.fail(fmt.Sprintf("closed_dates[%d].name", j), "must be a non-empty string naming the holiday")
 			}
 			x.closed = append(x.closed, closure{date: day, name: nv.Str})
@@ -482,14 +482,14 @@ func (c *Catalog) loadDepots(root gjson.Result) error {
 	return nil
 }
 
-func orMissing(v gjson.Result) string {
+func orMissing(v jsonv.Result) string {
 	if !v.Exists() {
 		return "nothing"
 	}
 	return v.Raw
 }
 
-func (c *Catalog) loadVehicles(root gjson.Result) error {
+func (c *Catalog) loadVehicles(root jsonv.Result) error {
 	const file = "vehicles.json"
 	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
@@ -596,7 +596,7 @@ func (c *Catalog) loadVehicles(root gjson.Result) error {
 	return nil
 }
 
-func (c *Catalog) loadRoutes(root gjson.Result) error {
+func (c *Catalog) loadRoutes(root jsonv.Result) error {
 	const file = "routes.json"
 	if !root.IsObject() {
 		return fmt.Errorf("%s: must be a JSON object", file)
@@ -652,7 +652,7 @@ func (c *Catalog) loadRoutes(root gjson.Result) error {
 // eachExtra reads the records of list in extras.json: each has an id, a name and
 // price_cents (at least minPrice; what describes it), read into an Accessory that f
 // completes from the record's other fields.
-func eachExtra(file string, root gjson.Result, list string, minPrice int64, what string, f func(r rec, e gjson.Result, a Accessory) error) error {
+func eachExtra(file string, root jsonv.Result, list string, minPrice int64, what string, f func(r rec, e jsonv.Result, a Accessory) error) error {
 	rs, seen, err := idRecords(file, root, list)
 	if err != nil {
 		return err
@@ -675,7 +675,7 @@ func eachExtra(file string, root gjson.Result, list string, minPrice int64, what
 
 // offer adds item to the list of every vehicle class its record's "classes" names,
 // and its name to ids (for messages about ids a vehicle does not offer).
-func offer[T any](c *Catalog, r rec, e gjson.Result, byClass [][]T, item T, ids map[int64]string, name string) error {
+func offer[T any](c *Catalog, r rec, e jsonv.Result, byClass [][]T, item T, ids map[int64]string, name string) error {
 	cls, err := c.classList(r, e)
 	if err != nil {
 		return err
@@ -688,7 +688,7 @@ func offer[T any](c *Catalog, r rec, e gjson.Result, byClass [][]T, item T, ids 
 }
 
 // classList reads a "classes" field into class indices.
-func (c *Catalog) classList(r rec, e gjson.Result) ([]int, error) {
+func (c *Catalog) classList(r rec, e jsonv.Result) ([]int, error) {
 	cl, err := r.array(e, "classes")
 	if err != nil {
 		return nil, err
@@ -699,7 +699,7 @@ func (c *Catalog) classList(r rec, e gjson.Result) ([]int, error) {
 	var out []int
 	for j, v := range cl {
 		ci := c.classIndex(v.Str)
-		if v.Type != gjson.String || ci < 0 {
+		if v.Type != jsonv.String || ci < 0 {
 			return nil, r.fail(fmt.Sprintf("classes[%d]", j), "unknown vehicle class %s; policy.json defines %s", orMissing(v), strings.Join(c.classes, ", "))
 		}
 		out = append(out, ci)
@@ -707,7 +707,7 @@ func (c *Catalog) classList(r rec, e gjson.Result) ([]int, error) {
 	return out, nil
 }
 
-func (c *Catalog) loadExtras(root gjson.Result) error {
+func (c *Catalog) loadExtras(root jsonv.Result) error {
 	const file = "extras.json"
 	if !root.IsObject() {
 		return fmt.Errorf("%s: must be a JSON object", file)
@@ -716,7 +716,7 @@ func (c *Catalog) loadExtras(root gjson.Result) error {
 	c.insByClass = make([][]InsurancePlan, len(c.classes))
 	c.accessoryIDs = map[int64]string{}
 	c.insuranceIDs = map[int64]string{}
-	if err := eachExtra(file, root, "accessories", 1, "a positive integer (cents)", func(r rec, e gjson.Result, a Accessory) error {
+	if err := eachExtra(file, root, "accessories", 1, "a positive integer (cents)", func(r rec, e jsonv.Result, a Accessory) error {
 		ch, err := r.str(e, "charge")
 		if err != nil {
 			return err
@@ -746,7 +746,7 @@ func (c *Catalog) loadExtras(root gjson.Result) error {
 	}); err != nil {
 		return err
 	}
-	if err := eachExtra(file, root, "insurance", 0, "a non-negative integer (cents per day)", func(r rec, e gjson.Result, a Accessory) error {
+	if err := eachExtra(file, root, "insurance", 0, "a non-negative integer (cents per day)", func(r rec, e jsonv.Result, a Accessory) error {
 		n, err := r.integer(e, "max_days", 0, maxPolicyDays, "a non-negative integer (days; 0 for no cap)")
 		if err != nil {
 			return err
@@ -777,7 +777,7 @@ type booking struct {
 	units    int32
 }
 
-func (c *Catalog) loadBookings(root gjson.Result) error {
+func (c *Catalog) loadBookings(root jsonv.Result) error {
 	bs, n, err := c.parseBookings("bookings.json", "", root)
 	if err != nil {
 		return err
@@ -792,7 +792,7 @@ func (c *Catalog) loadBookings(root gjson.Result) error {
 // parseBookings validates the booking records of file (the array list of root, or root
 // itself when list is "") against the catalog and returns them clipped to the season
 // calendar, with the number of records. Errors name the file, the record and the field.
-func (c *Catalog) parseBookings(file, list string, root gjson.Result) ([]booking, int, error) {
+func (c *Catalog) parseBookings(file, list string, root jsonv.Result) ([]booking, int, error) {
 	rs, seen, err := idRecords(file, root, list)
 	if err != nil {
 		return nil, 0, err
