@@ -40,6 +40,8 @@ const (
 	blobPrefix = "inventory/"
 	// oldTTL is how long a replaced version stays readable.
 	oldTTL = 3600
+	// defaultSource is the source of a feed that does not say.
+	defaultSource = "reservation feed"
 )
 
 type options struct {
@@ -61,8 +63,8 @@ func main() {
 	flag.BoolVar(&o.remote, "remote", false, "write the deployed namespace (wrangler --remote) instead of make dev's local one")
 	flag.StringVar(&o.persist, "persist-to", ".wrangler/state", "local KV state directory (make dev's --persist-to)")
 	flag.StringVar(&o.config, "config", "wrangler.toml", "wrangler configuration with the INVENTORY binding")
-	flag.StringVar(&o.asOf, "as-of", "", "when the feed was exported, unless it says (default: the file's modification time)")
-	flag.StringVar(&o.source, "source", "", "where the feed comes from, unless it says (default: the file's name)")
+	flag.StringVar(&o.asOf, "as-of", "", "when the feed was exported, unless it says (default: unknown)")
+	flag.StringVar(&o.source, "source", "", "where the feed comes from, unless it says (default: \""+defaultSource+"\")")
 	flag.Parse()
 	if o.feed == "" {
 		fmt.Fprintln(os.Stderr, "publish: -feed is required (make publish FEED=path)")
@@ -112,14 +114,11 @@ func publish(o options, kv store) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// No as_of by default (not the file's time): the same bookings exported again into a
+	// new file must give the same version, so that publishing them is a no-op.
 	f := rental.Feed{File: filepath.Base(o.feed), AsOf: o.asOf, Source: o.source}
-	if f.AsOf == "" {
-		if st, err := os.Stat(o.feed); err == nil {
-			f.AsOf = st.ModTime().UTC().Format(time.RFC3339)
-		}
-	}
 	if f.Source == "" {
-		f.Source = filepath.Base(o.feed)
+		f.Source = defaultSource // not the file's name: exports are often named by their time
 	}
 	t0 := time.Now()
 	blob, inv, err := cat.BuildInventory(feed, f)

@@ -54,7 +54,7 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inv, err := cat.DecodeInventory(kv.values[blobPrefix+first]); err != nil || inv.Version() != first || inv.Source() != "feed.json" {
+	if inv, err := cat.DecodeInventory(kv.values[blobPrefix+first]); err != nil || inv.Version() != first || inv.Source() != defaultSource {
 		t.Fatalf("the blob written does not decode to its version: %v", err)
 	}
 	t.Log(msg)
