@@ -74,6 +74,15 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		s.suggestParams("latest_pick_up_date", last, "", 0, "the first 63 start dates of the range")
 		return rental.InvalidCode(rental.CodeTooLong, "latest_pick_up_date", "the range from "+earliest.String()+" to "+latest.String()+" has "+string(wire.AppendInt(nil, int64(latest-earliest)+1))+" start dates; a calendar covers at most 63 (latest_pick_up_date at most 62 days after earliest_pick_up_date), so ask for "+earliest.String()+" to "+last.String()+" and then the rest")
 	}
+	// The ETag comes from what the answer is a function of (the catalog, the inventory
+	// version, today's date and the parsed parameters), not from the body: hashing
+	// ~476 KB of the largest answer byte by byte was 58% of its time natively, and a
+	// client that has the answer gets its 304 without the 252 searches.
+	etag := s.calendarETag(&sr, earliest, latest, lengths)
+	if notModified(req, etag) {
+		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		return nil
+	}
 	filtered := s.filter != (rental.Filter{})
 	b := append(w.Body, '[')
 	n := 0
@@ -118,8 +127,45 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		}
 	}
 	w.Body = append(b, ']')
-	s.answerSearch(req, w)
+	w.Status = 200
+	common(w, s.cacheControl[s.op.Cache])
+	w.SetHeader("etag", etag)
 	return nil
+}
+
+// calendarETag returns the strong ETag of a calendar answer from its inputs: the
+// catalog's version, the inventory version, New Zealand's date (the date rules depend
+// on it) and every parsed parameter. The same inputs give the same bytes.
+func (s *Server) calendarETag(sr *rental.Search, earliest, latest rental.Date, lengths []int) string {
+	k := append(s.etagKey[:0], "cal:"...)
+	k = wire.AppendInt(k, sr.PickUpDepot)
+	k = append(k, ':')
+	k = wire.AppendInt(k, sr.DropOffDepot)
+	k = append(k, ':')
+	k = earliest.AppendTo(k)
+	k = latest.AppendTo(k)
+	k = sr.Today.AppendTo(k)
+	for _, n := range lengths {
+		k = append(k, ',')
+		k = wire.AppendInt(k, int64(n))
+	}
+	f := &s.filter
+	k = append(k, ':')
+	k = wire.AppendInt(k, int64(f.MinBerths))
+	k = append(k, ':')
+	k = append(k, f.Transmission...)
+	k = append(k, ':')
+	k = append(k, f.Class...)
+	k = append(k, ':')
+	k = wire.AppendInt(k, f.MaxTotalCents)
+	k = append(k, ':')
+	k = wire.AppendInt(k, f.VehicleID)
+	s.etagKey = k
+	h := wire.FNV64a(wire.FNVOffset, s.cat.Version())
+	h = wire.FNV64a(h, s.invVersion)
+	h = wire.FNV64a(h, wire.BytesString(k))
+	s.searchETag = append(wire.AppendHex64(append(s.searchETag[:0], '"'), h), '"')
+	return wire.BytesString(s.searchETag)
 }
 
 // calendarDays reads days: one hire length or a comma list of up to 4, each 1 to the

@@ -2,6 +2,7 @@ package api
 
 import (
 	. "github.com/campervan/agent-api/core/rental"
+	. "github.com/campervan/agent-api/core/wire"
 
 	"encoding/json"
 	"fmt"
@@ -144,5 +145,36 @@ func TestCalendarBounds(t *testing.T) {
 	r := do(s, "GET", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=3&drop_off_depot_id=5&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-03-02&days=7")
 	if !strings.Contains(string(r.Body), `"code":"route_not_offered"`) {
 		t.Errorf("route: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestCalendarETag: the ETag is a function of the inputs: the same request gets the
+// same tag and a 304 for it without a body; another parameter, another tag.
+func TestCalendarETag(t *testing.T) {
+	s := searchServer(t)
+	target := "/api/agent/vehicles/availability/calendar?" + doneWhen
+	a, b := do(s, "GET", target), do(s, "GET", target)
+	if a.Status != 200 || a.Header("etag") == "" || a.Header("etag") != b.Header("etag") || string(a.Body) != string(b.Body) {
+		t.Fatalf("two answers: %d %q / %q", a.Status, a.Header("etag"), b.Header("etag"))
+	}
+	nm := do(s, "GET", target, Header{Name: "if-none-match", Value: a.Header("etag")})
+	if nm.Status != 304 || len(nm.Body) != 0 || nm.Header("content-type") != "" || nm.Header("etag") != a.Header("etag") {
+		t.Errorf("If-None-Match: %d %q body %d bytes", nm.Status, nm.Header("content-type"), len(nm.Body))
+	}
+	seen := map[string]string{a.Header("etag"): doneWhen}
+	for _, q := range []string{
+		strings.Replace(doneWhen, "min_berths=4", "min_berths=5", 1),
+		strings.Replace(doneWhen, "days=10", "days=10,11", 1),
+		strings.Replace(doneWhen, "transmission=automatic", "class=motorhome", 1),
+		strings.Replace(doneWhen, "2027-03-31", "2027-03-30", 1),
+		doneWhen + "&max_total=2000",
+		doneWhen + "&vehicle_id=5",
+	} {
+		r := do(s, "GET", "/api/agent/vehicles/availability/calendar?"+q)
+		e := r.Header("etag")
+		if prev, ok := seen[e]; ok {
+			t.Errorf("%s and %s share the ETag %s", q, prev, e)
+		}
+		seen[e] = q
 	}
 }

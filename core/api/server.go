@@ -65,6 +65,7 @@ type Server struct {
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
 	classList   string               // "compact, campervan or motorhome", for messages
 	lengths     []int                // a calendar's hire lengths
+	etagKey     []byte               // the inputs a calendar's ETag hashes
 	mcpText     []string             // error messages in a tool's words (mcptext.go), built on first use
 }
 
