@@ -106,7 +106,7 @@ fuzz: build
 # Soak (not part of make test): 20,000 mixed requests on 8 connections against wrangler
 # dev; zero 5xx, zero failed connections, workerd RSS within 20% of after warm-up.
 soak: build
-	$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 15m ./worker -soak 2>&1 | grep --line-buffered -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(soak|e2e)_test)'; exit $${PIPESTATUS[0]}
+	$(GO) test -count=1 -run '^(TestSoak|TestE2EIsolates)$$' -v -timeout 20m ./worker -soak 2>&1 | grep --line-buffered -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(soak|e2e|e2e_isolates)_test)'; exit $${PIPESTATUS[0]}
 
 # The deployable bundle exactly as `wrangler deploy` would upload it.
 dry-run: build

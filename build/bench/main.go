@@ -8,6 +8,11 @@
 // values (wrk Lua) so the rate limit never trips. It reports req/s, p50/p99 latency,
 // the ratio to the floor, workerd's CPU time per request, its memory, and the time from
 // start to the first answer.
+//
+// -churn sends every request from a new subscriber (a new IPv6 /64: the rate limiter
+// takes a new entry each time), in the loads and the memory check; -compare-clients N
+// runs the project alone, churn against N fixed clients, alternating, with workerd's
+// memory before and after (BENCHMARKS.md, "The rate limiter under churn").
 package main
 
 import (
@@ -38,6 +43,9 @@ var (
 	outDir   = flag.String("out", "build/bench/out", "where configs and results go")
 	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
 	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
+	churn    = flag.Bool("churn", false, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check")
+	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
+	colds    = flag.Int("cold", 7, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	setVars  varList
 )
 
@@ -117,6 +125,30 @@ request = function()
   return wrk.format(nil, nil, {["CF-Connecting-IP"] = "198.18." .. (n %% 256) .. "." .. (math.floor(n / 256) %% 256)})
 end
 `, *ips)), 0o644)
+	// churn.lua: every request from a new /64, unique across wrk's threads
+	// (2001:<thread>:<n high>:<n low>::1).
+	churnLua := filepath.Join(*outDir, "churn.lua")
+	os.WriteFile(churnLua, []byte(`local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, {["CF-Connecting-IP"] = string.format("2001:%x:%x:%x::1", tid, math.floor(n / 65536) % 65536, n % 65536)})
+end
+`), 0o644)
+	fixedLua := filepath.Join(*outDir, "fixed.lua")
+	os.WriteFile(fixedLua, []byte(fmt.Sprintf(`local n = 0
+request = function()
+  n = (n + 1) %% %d
+  return wrk.format(nil, nil, {["CF-Connecting-IP"] = "198.18.0." .. n})
+end
+`, max(*compare, 1))), 0o644)
+	if *churn {
+		lua = churnLua
+	}
 	workerJS := "build/dist/worker.js"
 	os.WriteFile(filepath.Join(*outDir, "kv.mjs"), []byte(kvService), 0o644)
 
@@ -193,8 +225,21 @@ const config :Workerd.Config = (
 	defer floor.stop()
 
 	var report strings.Builder
-	fmt.Fprintf(&report, "first answer after start: project %.0f ms, floor %.0f ms (ratio %.2f)\n\n",
-		app.firstAnswer.Seconds()*1000, floor.firstAnswer.Seconds()*1000, app.firstAnswer.Seconds()/floor.firstAnswer.Seconds())
+	if *compare > 0 {
+		if err := compareChurn(&report, app, churnLua, fixedLua); err != nil {
+			return err
+		}
+		fmt.Print(report.String())
+		return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
+	}
+	fmt.Fprintf(&report, "sizes: %s %d bytes, %d gzipped (issue 16 goal: <= 250 KB gzipped); the bundle (worker.js + wasm) %d bytes, %d gzipped\n",
+		wasms[0], fileSize(wasms[0]), gzSize(wasms[0]), fileSize(workerJS)+fileSize(wasms[0]), gzSize(workerJS, wasms[0]))
+	if *colds > 0 {
+		if err := coldStarts(&report, workerd, appConf, floorConf, appPort, floorPort, wasms[0]); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(&report, "\n")
 	fmt.Fprintf(&report, "| endpoint | conns | project req/s | floor req/s | ratio | project p50 / p99 | floor p50 / p99 | project CPU/req | floor CPU/req |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range endpoints {
 		if *only != "" && !strings.Contains(e.name, *only) {
@@ -276,6 +321,11 @@ type server struct {
 }
 
 func start(workerd, conf string, port int) (*server, error) {
+	return startAt(workerd, conf, port, endpoints[0].target)
+}
+
+// startAt starts workerd with conf and polls path every millisecond until it answers 200.
+func startAt(workerd, conf string, port int, path string) (*server, error) {
 	cmd := exec.Command(workerd, "serve", conf)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -285,7 +335,7 @@ func start(workerd, conf string, port int) (*server, error) {
 	}
 	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
 	for time.Since(t0) < 20*time.Second {
-		resp, err := http.Get(s.base + endpoints[0].target)
+		resp, err := http.Get(s.base + path)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -293,7 +343,7 @@ func start(workerd, conf string, port int) (*server, error) {
 				return s, nil
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	s.stop()
 	return nil, fmt.Errorf("%s: no answer in 20 s", conf)
@@ -413,6 +463,9 @@ func sequential(s *server, es []endpoint, n int) (int, int, time.Duration, error
 	for i := 0; i < n; i++ {
 		req, _ := http.NewRequest("GET", s.base+es[i%len(es)].target, nil)
 		req.Header.Set("CF-Connecting-IP", fmt.Sprintf("198.19.%d.%d", (i/256)%256, i%256))
+		if *churn {
+			req.Header.Set("CF-Connecting-IP", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff))
+		}
 		t0 := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
@@ -428,6 +481,57 @@ func sequential(s *server, es []endpoint, n int) (int, int, time.Duration, error
 		}
 	}
 	return n, errs, slowest, nil
+}
+
+// compareChurn loads the project with every request from a new subscriber and with
+// a fixed set of clients, alternating in each round, and reports req/s, CPU per request
+// and workerd's memory before and after.
+func compareChurn(report *strings.Builder, app *server, churnLua, fixedLua string) error {
+	// Memory from after the first load (the warm-up: workerd itself grows over its
+	// first tens of thousands of requests, README "Soak") to the end.
+	rss0, warm := 0, 0.0
+	newSubscribers := 0.0
+	fmt.Fprintf(report, "| endpoint | conns | new subscriber each request: req/s | %d clients: req/s | ratio | CPU/req (new / %d) | p50 (new / %d) |\n|---|---|---|---|---|---|---|\n", *compare, *compare, *compare)
+	for _, e := range endpoints {
+		if *only != "" && !strings.Contains(e.name, *only) {
+			continue
+		}
+		for _, cs := range strings.Split(*conns, ",") {
+			c, _ := strconv.Atoi(cs)
+			var pc, pf []result
+			for r := 0; r < *rounds; r++ {
+				x, err := load(app, e.target, c, churnLua)
+				if err != nil {
+					return err
+				}
+				newSubscribers += x.requests
+				if rss0 == 0 {
+					rss0, warm = app.rss(), x.requests
+				}
+				y, err := load(app, e.target, c, fixedLua)
+				if err != nil {
+					return err
+				}
+				pc, pf = append(pc, x), append(pf, y)
+				fmt.Fprintf(os.Stderr, "round %d %s c%d: churn %.0f req/s, %d clients %.0f req/s\n", r+1, e.name, c, x.rps, *compare, y.rps)
+			}
+			a, f := pool(pc), pool(pf)
+			fmt.Fprintf(report, "| %s | %d | %.0f | %.0f | %.3f | %.0f / %.0f us | %s / %s |\n", e.name, c, a.rps, f.rps, a.rps/f.rps,
+				a.cpuPerReq*1e6, f.cpuPerReq*1e6, a.p50, f.p50)
+		}
+	}
+	fmt.Fprintf(report, "\nmemory: workerd RSS %.1f MB after the first load (%.0f new subscribers) and %.1f MB after %.0f more requests from new subscribers (and the fixed clients' loads)\n",
+		float64(rss0)/1024, warm, float64(app.rss())/1024, newSubscribers-warm)
+	if *soakN > 0 {
+		rss1 := app.rss()
+		n, errs, maxLat, err := sequential(app, endpoints, *soakN)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(report, "memory: workerd RSS %.1f MB before and %.1f MB after %d more requests at one connection, each from a new subscriber: %v (%d errors; slowest %.1f ms)\n",
+			float64(rss1)/1024, float64(app.rss())/1024, n, *churn, errs, maxLat.Seconds()*1000)
+	}
+	return nil
 }
 
 func freePort() int {
@@ -459,4 +563,82 @@ func wranglerVars(path string) ([][2]string, error) {
 		}
 	}
 	return vars, nil
+}
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// gzSize is the gzip -9 size of the files concatenated (what the size limit counts).
+func gzSize(paths ...string) int64 {
+	cmd := exec.Command("sh", "-c", `cat "$@" | gzip -9 | wc -c`, "sh")
+	cmd.Args = append(cmd.Args, paths...)
+	out, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return n
+}
+
+// coldStarts measures the first answer after workerd starts, *colds times each for:
+// the floor; the module alone (a JS worker that imports app.wasm, so workerd compiles
+// it, and answers without instantiating it); and the project. The differences split
+// the project's cold start into the module's compile (module alone - floor) and its
+// instantiate + init + first request (project - module alone). Then node times those
+// phases in V8 one by one (build/bench/v8.mjs): inside workerd the clock stands still
+// while JS runs, so they cannot be timed there.
+func coldStarts(report *strings.Builder, workerd, appConf, floorConf string, appPort, floorPort int, wasm string) error {
+	// The module alone: the project's config with a worker that only imports app.wasm.
+	dir := filepath.Dir(appConf)
+	onlyJS := filepath.Join(dir, "module-only.mjs")
+	os.WriteFile(onlyJS, []byte(`import m from "./`+filepath.Base(wasm)+`";
+export default { fetch() { return new Response(m instanceof WebAssembly.Module ? "compiled" : "?"); } };
+`), 0o644)
+	conf, _ := os.ReadFile(appConf)
+	only := strings.Replace(string(conf), `(name = "worker.js", esModule = embed `, `(name = "worker.js", esModule = embed "module-only.mjs"), (name = "unused.js", esModule = embed `, 1)
+	onlyConf := filepath.Join(dir, "module-only.capnp")
+	os.WriteFile(onlyConf, []byte(only), 0o644)
+	cases := []struct {
+		name, conf string
+		port       int
+		path       string
+	}{
+		{"floor", floorConf, floorPort, endpoints[0].target},
+		{"module alone", onlyConf, appPort, "/"},
+		{"project", appConf, appPort, endpoints[0].target},
+	}
+	times := make([][]float64, len(cases))
+	for i := 0; i < *colds; i++ {
+		for j, c := range cases {
+			port := freePort()
+			b, _ := os.ReadFile(c.conf)
+			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
+			os.WriteFile(cf, []byte(strings.Replace(string(b), fmt.Sprintf("127.0.0.1:%d", c.port), fmt.Sprintf("127.0.0.1:%d", port), 1)), 0o644)
+			s, err := startAt(workerd, cf, port, c.path)
+			if err != nil {
+				return fmt.Errorf("cold start of %s: %v", c.name, err)
+			}
+			s.stop()
+			times[j] = append(times[j], s.firstAnswer.Seconds()*1000)
+		}
+	}
+	med := func(xs []float64) float64 { s := append([]float64(nil), xs...); sort.Float64s(s); return s[len(s)/2] }
+	f, m, a := med(times[0]), med(times[1]), med(times[2])
+	fmt.Fprintf(report, "cold start (workerd start to the first answer of %s, median of %d, 1 ms polling): project %.1f ms, floor %.1f ms, ratio %.2f (issue 16 goal: <= 1.3); the module alone %.1f ms: compile ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
+		endpoints[0].name, *colds, a, f, a/f, m, m-f, a-m)
+	out, err := exec.Command("node_modules/.bin/node", "build/bench/v8.mjs", wasm, "9").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("build/bench/v8.mjs: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if !strings.HasPrefix(l, "{") { // the Worker's own log lines
+			fmt.Fprintf(report, "%s\n", l)
+		}
+	}
+	return nil
 }

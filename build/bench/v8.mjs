@@ -48,7 +48,9 @@ WebAssembly.Instance = function (m, imports) {
 };
 
 const env = JSON.parse(process.env.BENCH_ENV || "{}");
-const vars = { BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "1000000000", ...env };
+// The tests' signing key (worker/harness_test.go): quotes answer 503 without one.
+const vars = { BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "1000000000",
+  QUOTE_SIGNING_KEYS: "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", ...env };
 const ctx = { waitUntil() {}, passThroughOnException() {} };
 let ip = 0;
 const nextIP = () => { ip++; return `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`; };

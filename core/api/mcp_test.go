@@ -303,6 +303,7 @@ func TestMCPProtocol(t *testing.T) {
 		{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []Header{{Name: "mcp-protocol-version", Value: "2025-11-25"}}, 202, 0, ""},
 		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, nil, 200, 0, `{"jsonrpc":"2.0","id":"p","result":{}}`},
 		{"parse-error", `{"jsonrpc":"2.0",`, nil, 400, -32700, "Parse error"},
+		{"invalid-utf8-id", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}", nil, 400, -32700, "UTF-8"},
 		{"deep", strings.Repeat("[", 10000), nil, 400, -32700, "deeper than 64"},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, -32600, "batches"},
 		{"not-object", `"ping"`, nil, 400, -32600, "request object"},

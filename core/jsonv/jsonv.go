@@ -142,20 +142,31 @@ func (r Result) Get(path string) Result {
 }
 
 // Member returns the member name of an object (the first, if repeated); a value that
-// is not an object, or has no such member, gives a Result that does not exist.
+// is not an object, or has no such member, gives a Result that does not exist. It is
+// one jsonparser.Get: one scan of the object, nothing allocated for the members
+// skipped (the loader asks for every field by name).
 func (r Result) Member(name string) Result {
-	var out Result
 	if !r.IsObject() {
+		return Result{}
+	}
+	if name != "" && name[0] == '[' {
+		// jsonparser reads "[n]" as an array index: look for such a name member by member.
+		var out Result
+		r.ForEach(func(k, v Result) bool {
+			if k.Str == name {
+				out = v
+				return false
+			}
+			return true
+		})
 		return out
 	}
-	r.ForEach(func(k, v Result) bool {
-		if k.Str == name {
-			out = v
-			return false
-		}
-		return true
-	})
-	return out
+	data := bytesOf(r.Raw)
+	value, t, end, err := jsonparser.Get(data, name)
+	if err != nil {
+		return Result{}
+	}
+	return result(data, value, t, end)
 }
 
 // ForEach calls f for each member of an object (k is the member's name, a String) or
@@ -178,15 +189,31 @@ func (r Result) ForEach(f func(k, v Result) bool) {
 		return
 	}
 	jsonparser.ObjectEach(data, func(key, value []byte, t jsonparser.ValueType, end int) error {
-		// jsonparser hands over the key unescaped: Raw is it written again as JSON (the
-		// same string; its escapes may be spelled differently from the document).
-		name := string(key)
-		k := Result{Type: String, Raw: string(wire.AppendJSONString(nil, name)), Str: name}
+		var k Result
+		if within(data, key) {
+			// An unescaped name is a slice of data: Raw and Str are views of it.
+			start := int(uintptr(unsafe.Pointer(unsafe.SliceData(key))) - uintptr(unsafe.Pointer(unsafe.SliceData(data))))
+			k = Result{Type: String, Raw: wire.BytesString(data[start-1 : start+len(key)+1]), Str: wire.BytesString(key)}
+		} else {
+			// jsonparser unescaped the name into a buffer of its own: Raw is it written
+			// again as JSON (the same string; its escapes may be spelled differently).
+			name := string(key)
+			k = Result{Type: String, Raw: string(wire.AppendJSONString(nil, name)), Str: name}
+		}
 		if !f(k, result(data, value, t, end)) {
 			return errStop
 		}
 		return nil
 	})
+}
+
+// within reports whether b is a non-empty slice of data's memory.
+func within(data, b []byte) bool {
+	if len(b) == 0 || len(data) == 0 {
+		return false
+	}
+	p, d := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return p > d && p+uintptr(len(b)) < d+uintptr(len(data))
 }
 
 var errStop = stopError{}

@@ -34,7 +34,8 @@ import (
 //     this isolate (its final count): at most 12 writes per client, isolate and window,
 //     and at most one per key per second (KV's limit).
 //   - Each write goes with one bulk get of the client's key family; a client whose
-//     estimated remaining allowance is at most half the limit is also re-read at
+//     estimated remaining allowance is at most half the limit, and whom another
+//     isolate serves too, is also re-read at
 //     most every reReadMs while it sends requests. A limited client is never re-read
 //     (counts only grow within a window: it stays limited).
 //   - The keys of a client and window are a fixed family of kvSlots keys
@@ -69,6 +70,7 @@ const (
 	fReadDue             // a bulk get of the client's keys is due
 	fQueued              // in Limiter.due
 	fLimited             // refused at least once in this window (its final count is written)
+	fReading             // a bulk get is on its way: no write until its result (KVDone)
 )
 
 // entry is one client in one window: 48 bytes, no pointers.
@@ -83,6 +85,7 @@ type entry struct {
 	readAt  uint32 // window-relative ms of the last read handed out (0: none)
 	flags   uint8
 	nw      uint8 // writes handed out in this window (at most maxWrites)
+	slot    uint8 // 1 + this isolate's slot in the client's key family; 0: not chosen yet
 }
 
 // entrySize is unsafe.Sizeof(entry{}) (checked by a test).
@@ -309,7 +312,7 @@ type Limiter struct {
 	pauseUntil    int64    // unix ms: no KV operation before (after a failure)
 	announced     bool     // the glue was given a delay for nextDue (its timer runs)
 	id            uint64   // this instance's id in KV values (0 until first needed)
-	slot          int      // this instance's slot in each client's key family
+	slot          int      // this instance's default slot in each client's key family
 	random        func([]byte)
 	evictions     int64 // live entries taken by another client (Stats)
 }
@@ -381,14 +384,20 @@ func (l *Limiter) Take(k Key, nowMs int64) Verdict {
 	switch {
 	case e.n%l.step == 0 && e.nw < maxWrites-1:
 		l.wantWrite(i, e, nowMs, true)
-	case v.Remaining <= l.near && e.readAt != 0 && e.flags&(fDirty|fReadDue) == 0:
-		// Near the limit: this isolate's latest count and the others' are worth a
-		// write and a read each second (while requests come).
+	case v.Remaining <= l.near && e.remote > 0 && e.flags&(fDirty|fReadDue) == 0:
+		// Near the limit, when another isolate serves the client too: this isolate's
+		// latest count and the others' are worth a write and a read each second
+		// (while requests come). A client seen by this isolate only costs none.
 		if rel-e.readAt >= reReadMs {
 			e.flags |= fReadDue
 			l.schedule(i, e, nowMs)
 		}
-		if e.n != e.written && e.nw < maxWrites-1 {
+		// Only from the writes the steps still to come leave over: a step's write,
+		// and the final count's, always have their place in the 12. This isolate
+		// allows at most Remaining more (the others' counts only grow), so no more
+		// steps than those up to n + Remaining are to come.
+		stepsLeft := (e.n+uint32(v.Remaining))/l.step - e.n/l.step
+		if e.n != e.written && uint32(e.nw)+stepsLeft < maxWrites-1 {
 			l.wantWrite(i, e, nowMs, false)
 		}
 	}
@@ -540,20 +549,20 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 			if e.win != l.win || e.flags&fQueued == 0 {
 				continue // evicted meanwhile
 			}
-			if ops < kvMaxOps && e.flags&fReadDue != 0 && (e.flags&fDirty == 0 || rel >= e.writeAt) {
+			if ops < kvMaxOps && e.flags&fReadDue != 0 && (e.flags&fDirty == 0 || rel >= e.writeAt || e.slot == 0) {
 				dst = binary.LittleEndian.AppendUint32(dst, 1+kvSlots)
 				dst = wire.AppendField(dst, "get")
 				for s := 0; s < kvSlots; s++ {
 					dst = l.appendKey(dst, s, e.key)
 				}
-				e.flags &^= fReadDue
+				e.flags = e.flags&^fReadDue | fReading
 				e.readAt = max(rel, 1)
 				ops++
 			}
-			if ops < kvMaxOps && e.flags&fDirty != 0 && rel >= e.writeAt {
+			if ops < kvMaxOps && e.flags&(fDirty|fReading) == fDirty && rel >= e.writeAt && e.slot != 0 {
 				dst = binary.LittleEndian.AppendUint32(dst, 4)
 				dst = wire.AppendField(dst, "put")
-				dst = l.appendKey(dst, l.slot, e.key)
+				dst = l.appendKey(dst, int(e.slot-1), e.key)
 				dst = appendLenPrefixed(dst, func(b []byte) []byte {
 					b = wire.AppendHex64(b, l.id)
 					b = append(b, ':')
@@ -566,7 +575,7 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 				e.nw++
 				ops++
 			}
-			if e.flags&(fDirty|fReadDue) == 0 {
+			if e.flags&(fDirty|fReadDue|fReading) == 0 {
 				e.flags &^= fQueued
 				continue
 			}
@@ -587,10 +596,12 @@ func (l *Limiter) recompute(nowMs int64) {
 	next := int64(kvNoDue)
 	for _, i := range l.due {
 		e := &l.table[i]
-		if e.flags&fDirty != 0 {
-			next = min(next, l.abs(e.writeAt))
-		} else if e.flags&fReadDue != 0 {
+		switch {
+		case e.flags&fReading != 0: // its read is on its way: KVDone reschedules it
+		case e.flags&fReadDue != 0 && (e.flags&fDirty == 0 || e.slot == 0):
 			next = min(next, nowMs)
+		case e.flags&(fDirty|fReadDue) != 0:
+			next = min(next, l.abs(e.writeAt))
 		}
 	}
 	if len(l.due) > 0 && next < l.pauseUntil {
@@ -633,21 +644,55 @@ func (l *Limiter) KVDone(buf []byte, nowMs int64) int64 {
 		}
 		l.done(&g, wire.BytesString(f[0]), wire.BytesString(f[1]), len(f[2]) == 1 && f[2][0] == '1', wire.BytesString(f[3]), nowMs)
 	}
-	l.finishGet(&g)
+	l.finishGet(&g, nowMs)
 	l.recompute(nowMs)
 	return l.wait(nowMs)
 }
 
 // getSum adds up the records of one bulk get of a client's keys.
 type getSum struct {
-	i   uint32 // the entry (noEntry: none)
-	sum uint64
+	i      uint32 // the entry (noEntry: none)
+	ids    [kvSlots]uint64
+	counts [kvSlots]uint64 // the largest count of each other isolate (ids) read
+	taken  uint8           // slots holding another isolate's count
+	failed bool
 }
 
-func (l *Limiter) finishGet(g *getSum) {
+// finishGet merges one bulk get: the others' counts, and this isolate's slot for the
+// client. The slot is chosen after the first read, free of other isolates' counts
+// (from the isolate's default slot on), so two isolates rarely share one; when a read
+// shows another isolate's count in this isolate's slot (both chose it at once), this
+// isolate moves to a free slot and writes its whole count there.
+func (l *Limiter) finishGet(g *getSum, nowMs int64) {
 	if g.i != noEntry {
-		if e := &l.table[g.i]; uint64(e.remote) < g.sum { // a sum of counts never shrinks in a window
-			e.remote = uint32(min(g.sum, 1<<32-1))
+		l.table[g.i].flags &^= fReading
+	}
+	if g.i != noEntry && !g.failed {
+		e := &l.table[g.i]
+		sum := uint64(0)
+		for _, c := range g.counts {
+			sum += c
+		}
+		if uint64(e.remote) < sum { // a sum of counts never shrinks in a window
+			e.remote = uint32(min(sum, 1<<32-1))
+		}
+		if e.slot == 0 || g.taken&(1<<(e.slot-1)) != 0 {
+			moved := e.slot != 0
+			for k := 0; k < kvSlots; k++ {
+				if c := (l.slot + k) % kvSlots; g.taken&(1<<c) == 0 {
+					e.slot = uint8(c + 1)
+					break
+				}
+			}
+			if e.slot == 0 {
+				e.slot = uint8(l.slot + 1) // all taken: share the default
+			}
+			if moved && e.n > 0 && e.nw < maxWrites {
+				e.flags |= fDirty
+			}
+		}
+		if e.flags&fDirty != 0 {
+			l.schedule(g.i, e, max(nowMs, l.abs(e.writeAt)))
 		}
 	}
 	*g = getSum{i: noEntry}
@@ -664,10 +709,13 @@ func (l *Limiter) done(g *getSum, kind, key string, ok bool, value string, nowMs
 	}
 	e := &l.table[i]
 	if kind == "get" && g.i != i {
-		l.finishGet(g)
+		l.finishGet(g, nowMs)
 		g.i = i
 	}
 	if !ok {
+		if kind == "get" {
+			g.failed = true
+		}
 		l.pauseUntil = nowMs + kvBackoffMs
 		switch kind {
 		case "put":
@@ -682,8 +730,15 @@ func (l *Limiter) done(g *getSum, kind, key string, ok bool, value string, nowMs
 	if kind != "get" || value == "" {
 		return
 	}
+	// An isolate's count is counted once, even if it is in two slots (it moved).
 	if id, cnt, good := parseValue(value); good && id != l.id {
-		g.sum += uint64(cnt)
+		g.taken |= 1 << slot
+		for k := range g.ids {
+			if g.ids[k] == id || g.ids[k] == 0 {
+				g.ids[k], g.counts[k] = id, max(g.counts[k], uint64(cnt))
+				break
+			}
+		}
 	}
 }
 
@@ -764,12 +819,16 @@ func appendLenPrefixed(dst []byte, f func([]byte) []byte) []byte {
 // Bound is the most requests of one client that k isolates on one consistent KV allow
 // in a window of limit requests, each isolate seeing rate requests per second of it and
 // KV operations taking latency seconds (RATIONALE.md, "The rate limit across
-// isolates"): each other isolate's count can be missed by at most what it has not
-// written yet (less than a step) plus what it allowed while a write and a read were on
-// their way (the write gap, the re-read period and two KV latencies).
+// isolates"). What an isolate has not seen of another when it allows its last request
+// is at most: what the other has not written yet (less than a step), plus what the
+// other allowed after this isolate's last read (this isolate reads at each of its steps,
+// and near the limit, once it has seen another isolate, every re-read period: at most
+// a step, or rate x the period), plus what the other allowed while its write and this
+// isolate's read were on their way (the write gap and four KV latencies: the other's
+// read before its write, the write, this isolate's read).
 func Bound(limit int64, k int, rate, latency float64) int64 {
-	step := (limit + 10) / 11
-	lag := float64(kvWriteGapMs+reReadMs)/1000 + 2*latency
-	b := float64(limit) + float64(k-1)*(float64(step-1)+rate*lag)
+	step := float64((limit + 10) / 11)
+	missed := step - 1 + max(step, rate*reReadMs/1000) + rate*(kvWriteGapMs/1000.0+4*latency)
+	b := float64(limit) + float64(k-1)*missed
 	return min(int64(b), int64(k)*limit)
 }

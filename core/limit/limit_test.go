@@ -286,17 +286,70 @@ func TestLimiterNoKVBelowStep(t *testing.T) {
 	if !l.Due(t0 + 200) {
 		t.Fatal("no KV work due at the step")
 	}
-	_, ops := kv.sync(t, l, t0+200)
-	if len(ops) != 2 || ops[0][0] != "get" || ops[1][0] != "put" {
-		t.Fatalf("ops at the step = %q, want a get and a put", ops)
-	}
-	if want := "rl:1795305600:0:203.0.113.7"; ops[1][1] != want || !strings.HasSuffix(ops[1][2], ":10") || ops[1][3] != "120" {
-		t.Errorf("put %q, want key %s, value <id>:10, ttl 120", ops[1], want)
+	// First a read of the client's keys: the isolate's slot is chosen from it.
+	wait, ops := kv.sync(t, l, t0+200)
+	if len(ops) != 1 || ops[0][0] != "get" || wait != 1 {
+		t.Fatalf("ops at the step = %q (wait %d), want a get, then a put 1 ms later", ops, wait)
 	}
 	for s := 0; s < kvSlots; s++ {
 		if want := fmt.Sprintf("rl:1795305600:%d:203.0.113.7", s); ops[0][1+s] != want {
 			t.Errorf("get key %d = %q, want %q", s, ops[0][1+s], want)
 		}
+	}
+	_, ops = kv.sync(t, l, t0+201)
+	if want := "rl:1795305600:0:203.0.113.7"; len(ops) != 1 || ops[0][0] != "put" || ops[0][1] != want || !strings.HasSuffix(ops[0][2], ":10") || ops[0][3] != "120" {
+		t.Errorf("ops %q, want a put of key %s, value <id>:10, ttl 120", ops, want)
+	}
+}
+
+// TestLimiterSlotChoice: an isolate takes the first slot from its default on that no
+// other isolate's count holds; two isolates that took one slot at once part.
+func TestLimiterSlotChoice(t *testing.T) {
+	kv := newFakeKV()
+	a, b, c := isolate(100, 60, 2, 0xa), isolate(100, 60, 2, 0xb), isolate(100, 60, 2, 0xc)
+	for i := 0; i < 10; i++ {
+		a.Take(ipC, t0)
+		b.Take(ipC, t0)
+	}
+	// a and b read at once (both see slot 2 free) and both write slot 2.
+	_, opsA := pending(t, a.KVPending(nil, t0))
+	_, opsB := pending(t, b.KVPending(nil, t0))
+	a.KVDone(encodeRecords(kv.run(t, opsA, t0)), t0)
+	b.KVDone(encodeRecords(kv.run(t, opsB, t0)), t0)
+	kv.sync(t, a, t0+1)
+	kv.sync(t, b, t0+1) // b's put overwrites a's count
+	if v := kv.data["rl:1795305600:2:192.0.2.1"]; !strings.HasPrefix(v, "0b") {
+		t.Fatalf("slot 2 = %q, want b's count", v)
+	}
+	// c comes later: slot 2 is taken, it takes 3.
+	for i := 0; i < 10; i++ {
+		c.Take(ipC, t0+2000)
+	}
+	kv.sync(t, c, t0+2000)
+	kv.sync(t, c, t0+2001)
+	if v := kv.data["rl:1795305600:3:192.0.2.1"]; !strings.HasPrefix(v, "0c") {
+		t.Fatalf("slot 3 = %q, want c's count (%v)", v, kv.data)
+	}
+	// a reads again (its next step), finds b in its slot, and moves to a free one (4).
+	for i := 0; i < 10; i++ {
+		a.Take(ipC, t0+3000)
+	}
+	kv.sync(t, a, t0+3000)
+	kv.sync(t, a, t0+3001)
+	if v := kv.data["rl:1795305600:4:192.0.2.1"]; !strings.HasPrefix(v, "0a") || !strings.HasSuffix(v, ":20") {
+		t.Fatalf("slot 4 = %q, want a's count 20 (%v)", v, kv.data)
+	}
+	// Now every isolate's count is visible to the others: c's next step reads them.
+	for i := 0; i < 10; i++ {
+		c.Take(ipC, t0+4000)
+	}
+	kv.sync(t, c, t0+4000)
+	kv.sync(t, c, t0+4001)
+	if v := c.Take(ipC, t0+4002); v.Remaining != 100-20-10-21 {
+		t.Errorf("c sees remaining %d, want 49 (a 20, b 10, c 21)", v.Remaining)
+	}
+	if !strings.HasSuffix(kv.data["rl:1795305600:3:192.0.2.1"], ":20") {
+		t.Errorf("c did not write its 20 in its slot: %v", kv.data)
 	}
 }
 
@@ -338,7 +391,7 @@ func (g *glueSim) tick(t testing.TB, now int64) {
 // window, at most one per key and second; the last holds the exact count; once limited
 // it causes no KV operation at all.
 func TestLimiterKVWritesBounded(t *testing.T) {
-	for _, pace := range []int64{7, 100, 500, 2000} { // ms between requests
+	for _, pace := range []int64{7, 100, 500, 600, 2000} { // ms between requests
 		g := &glueSim{l: isolate(100, 60, 3, 1), kv: newFakeKV(), timer: -1}
 		allowed := 0
 		var putsAtLimit, getsAtLimit int
@@ -377,62 +430,77 @@ func TestLimiterMergesIsolates(t *testing.T) {
 	a, b, c := isolate(100, 60, 0, 0xa), isolate(100, 60, 1, 0xb), isolate(100, 60, 2, 0xc)
 	ip := ClientOf("2001:db8::1") // colons in the client key
 	for i := 0; i < 60; i++ {
-		a.Take(ip, t0+int64(i))
-		kv.sync(t, a, t0+int64(i)*20)
+		a.Take(ip, t0+int64(i)*100)
+		kv.sync(t, a, t0+int64(i)*100)
 	}
+	kv.sync(t, a, t0+7000) // the read of the 60th request's step, then its write
+	kv.sync(t, a, t0+7001)
 	if !strings.HasSuffix(kv.data["rl:1795305600:0:2001:db8::/64"], ":60") {
 		t.Fatalf("isolate a wrote %v", kv.data)
 	}
 	// b sees the client for the first time: it counts alone until its read returns.
 	var v Verdict
 	for i := 0; i < 10; i++ {
-		v = b.Take(ip, t0+1000)
+		v = b.Take(ip, t0+8000)
 	}
 	if v.Remaining != 90 {
 		t.Fatalf("b before its read: remaining %d, want 90", v.Remaining)
 	}
-	kv.sync(t, b, t0+1000) // reads a's 60, writes its own 10
-	v = b.Take(ip, t0+1001)
+	kv.sync(t, b, t0+8000) // reads a's 60 (and chooses its slot)
+	v = b.Take(ip, t0+8001)
 	if v.Remaining != 100-60-11 {
 		t.Fatalf("b after merging a's count: remaining %d, want 29", v.Remaining)
 	}
 	for i := 0; i < 29; i++ {
-		if v = b.Take(ip, t0+1002); !v.Allowed {
+		if v = b.Take(ip, t0+8002); !v.Allowed {
 			t.Fatalf("b refused request %d of the remaining 29", i+1)
 		}
 	}
-	if v = b.Take(ip, t0+1003); v.Allowed || v.Remaining != 0 {
+	if v = b.Take(ip, t0+8003); v.Allowed || v.Remaining != 0 {
 		t.Fatalf("b allowed a request over the shared limit: %+v", v)
 	}
 	// c reads both after 10 of its own: every further request is refused.
 	for i := 0; i < 10; i++ {
-		c.Take(ip, t0+3000)
+		c.Take(ip, t0+10000)
 	}
-	kv.sync(t, b, t0+3000) // b's write-behind of its final 40
+	kv.sync(t, b, t0+10000) // b's read of its last step, then the write of its final 40
+	kv.sync(t, b, t0+10000)
+	kv.sync(t, c, t0+10000) // c's read, then its write
+	kv.sync(t, c, t0+10000)
 	if !strings.HasSuffix(kv.data["rl:1795305600:1:2001:db8::/64"], ":40") {
 		t.Fatalf("b's final count: %v", kv.data)
 	}
-	kv.sync(t, c, t0+3000)
-	if v = c.Take(ip, t0+3001); v.Allowed {
+	kv.sync(t, c, t0+10000)
+	if v = c.Take(ip, t0+10001); v.Allowed {
 		t.Fatalf("c allowed a request with a:60 b:40 c:10: %+v", v)
 	}
 }
 
-// TestLimiterSlotCollision: two isolates that drew the same slot overwrite each other
-// in KV, but each still counts the other's value as remote when it reads it.
-func TestLimiterSlotCollision(t *testing.T) {
+// TestLimiterSameDefaultSlot: an isolate whose default slot holds another isolate's
+// count takes the next free one, and counts the other's.
+func TestLimiterSameDefaultSlot(t *testing.T) {
 	kv := newFakeKV()
 	a, b := isolate(100, 60, 5, 0xa), isolate(100, 60, 5, 0xb)
 	for i := 0; i < 50; i++ {
-		a.Take(ipC, t0)
-		kv.sync(t, a, t0+int64(i)*1000)
+		a.Take(ipC, t0+int64(i)*100)
+		kv.sync(t, a, t0+int64(i)*100)
+	}
+	for _, at := range []int64{10_000, 10_001, 12_000, 12_001} {
+		kv.sync(t, a, t0+at)
+	}
+	if v := kv.data["rl:1795305600:5:192.0.2.1"]; !strings.HasSuffix(v, ":50") {
+		t.Fatalf("a's count in slot 5: %q, want 50 (%v)", v, kv.data)
 	}
 	for i := 0; i < 10; i++ {
 		b.Take(ipC, t0+50_000)
 	}
-	kv.sync(t, b, t0+50_000) // reads a's 50 in slot 5, then overwrites slot 5 with its 10
-	if v := b.Take(ipC, t0+50_001); v.Remaining != 100-50-11 {
+	kv.sync(t, b, t0+50_000) // reads a's 50 in slot 5
+	kv.sync(t, b, t0+50_001) // writes its 10 in slot 6
+	if v := b.Take(ipC, t0+50_002); v.Remaining != 100-50-11 {
 		t.Errorf("b: remaining %d, want 39", v.Remaining)
+	}
+	if v := kv.data["rl:1795305600:6:192.0.2.1"]; !strings.HasPrefix(v, "0b") || !strings.HasSuffix(v, ":10") {
+		t.Errorf("slot 6 = %q, want b's 10", v)
 	}
 }
 
@@ -446,7 +514,7 @@ func TestLimiterKVErrors(t *testing.T) {
 		l.Take(ipC, t0)
 	}
 	wait, ops := kv.sync(t, l, t0)
-	if len(ops) != 2 || wait != kvBackoffMs {
+	if len(ops) != 1 || wait != kvBackoffMs {
 		t.Fatalf("ops %q, wait %d", ops, wait)
 	}
 	for i := 0; i < 90; i++ { // decisions go on from the local count
@@ -468,8 +536,9 @@ func TestLimiterKVErrors(t *testing.T) {
 		t.Fatal("nothing due after the backoff")
 	}
 	_, ops = kv.sync(t, l, t0+kvBackoffMs)
-	if len(ops) != 2 || ops[0][0] != "get" || ops[1][0] != "put" || !strings.HasSuffix(ops[1][2], ":100") {
-		t.Fatalf("retry after the backoff: %q", ops)
+	_, ops2 := kv.sync(t, l, t0+kvBackoffMs+1)
+	if len(ops) != 1 || ops[0][0] != "get" || len(ops2) != 1 || ops2[0][0] != "put" || !strings.HasSuffix(ops2[0][2], ":100") {
+		t.Fatalf("retry after the backoff: %q then %q", ops, ops2)
 	}
 }
 
@@ -633,12 +702,16 @@ type flight struct {
 // SimIsolates sends n requests of one client round-robin to k isolates over spanMs
 // (starting at the window's start), with KV operations taking latencyMs, and returns
 // the requests allowed and the KV writes and reads of the busiest isolate.
-func SimIsolates(t testing.TB, k, n int, spanMs, latencyMs int64) (allowed, maxPuts, maxGets int) {
+func SimIsolates(t testing.TB, k, n int, spanMs, latencyMs int64, sameSlot bool) (allowed, maxPuts, maxGets int) {
 	kv := newFakeKV()
 	isos := make([]*isoSim, k)
 	puts, gets := make([]int, k), make([]int, k)
 	for i := range isos {
-		isos[i] = &isoSim{l: isolate(100, 60, byte(i), byte(0x10+i)), timer: -1}
+		slot := byte(i)
+		if sameSlot {
+			slot = 3 // every isolate's default slot is the same: the slot choice parts them
+		}
+		isos[i] = &isoSim{l: isolate(100, 60, slot, byte(0x10+i)), timer: -1}
 	}
 	sync := func(i int, now int64) {
 		s := isos[i]
@@ -698,10 +771,12 @@ func TestIsolatesSim(t *testing.T) {
 	for _, c := range []struct {
 		k, n      int
 		span, lat int64
-	}{{4, 600, 55_000, 20}, {4, 600, 55_000, 200}, {4, 6000, 55_000, 20}, {2, 600, 55_000, 20}, {8, 600, 55_000, 20}, {4, 200, 20_000, 50}, {4, 130, 2_000, 20}} {
-		allowed, puts, gets := SimIsolates(t, c.k, c.n, c.span, c.lat)
+		same      bool
+	}{{4, 600, 55_000, 20, false}, {4, 600, 55_000, 20, true}, {4, 600, 55_000, 200, false}, {4, 6000, 55_000, 20, false},
+		{2, 600, 55_000, 20, false}, {8, 600, 55_000, 20, false}, {8, 600, 55_000, 20, true}, {4, 200, 20_000, 50, false}, {4, 130, 2_000, 20, false}} {
+		allowed, puts, gets := SimIsolates(t, c.k, c.n, c.span, c.lat, c.same)
 		bound := Bound(100, c.k, float64(c.n)/float64(c.span)*1000/float64(c.k), float64(c.lat)/1000)
-		t.Logf("k=%d, %d requests over %d ms, KV latency %d ms: %d allowed (bound %d), busiest isolate %d writes %d reads", c.k, c.n, c.span, c.lat, allowed, bound, puts, gets)
+		t.Logf("k=%d, %d requests over %d ms, KV latency %d ms, same default slot %v: %d allowed (bound %d), busiest isolate %d writes %d reads", c.k, c.n, c.span, c.lat, c.same, allowed, bound, puts, gets)
 		if allowed < 100 || int64(allowed) > bound {
 			t.Errorf("k=%d n=%d: %d allowed, want 100..%d", c.k, c.n, allowed, bound)
 		}
@@ -798,4 +873,29 @@ func FuzzClientOf(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkClientOf)
+}
+
+// The cost of Take natively: every request from a new client (an insert, evicting once
+// the table is full) against 100 clients in turn (a hit).
+func BenchmarkTakeNewClient(b *testing.B) {
+	l := New(1<<30, 60, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l.Take(Key{uint64(i) << 16, 0}, t0)
+	}
+}
+
+func BenchmarkTake100Clients(b *testing.B) {
+	l := New(1<<30, 60, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l.Take(Key{uint64(i%100) << 16, 0}, t0)
+	}
+}
+
+func BenchmarkClientOfIPv6(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ClientOf("2001:db8:85a3:8d3:1319:8a2e:370:7348")
+	}
 }

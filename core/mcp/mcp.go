@@ -23,6 +23,7 @@ package mcp
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/campervan/agent-api/core/jsonv"
 	"github.com/campervan/agent-api/core/wire"
@@ -272,8 +273,10 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 		s.rpcError(w, req, 406, "", rpcInvalidRequest, "Accept must include application/json: this MCP endpoint answers with single JSON responses, never an SSE stream; got "+wire.QuoteClean(a), "")
 		return
 	}
-	if !shallowJSON(req.Body) || !jsonv.ValidBytes(req.Body) {
-		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON (or is nested deeper than 64 levels)", "")
+	// JSON is UTF-8 (RFC 8259) and jsonv does not check it: without utf8.Valid, a string
+	// id with invalid UTF-8 would be echoed into the answer as it came.
+	if !shallowJSON(req.Body) || !jsonv.ValidBytes(req.Body) || !utf8.Valid(req.Body) {
+		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON in UTF-8 (or is nested deeper than 64 levels)", "")
 		return
 	}
 	root := jsonv.ParseBytes(req.Body)
