@@ -89,7 +89,14 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 	for d := earliest; d <= latest; d++ {
 		for _, days := range lengths {
 			sr.PickUp, sr.DropOff = d, d.AddDays(days-1)
-			s.offers, e = s.cat.AvailabilityFiltered(sr, &s.filter, s.offers[:0])
+			// A day a rule rules out: its error comes from the cache after the first time
+			// (building the message allocates; the rules depend only on the key).
+			key := dayKey{sr.PickUpDepot, sr.DropOffDepot, sr.PickUp, sr.DropOff, sr.Today}
+			if e = s.dayFail(&key); e != nil {
+				s.offers = s.offers[:0]
+			} else if s.offers, e = s.cat.AvailabilityFiltered(sr, &s.filter, s.offers[:0]); e != nil {
+				s.keepDayFail(&key, e)
+			}
 			sortOffers(s.offers, sortPrice)
 			if n > 0 {
 				b = append(b, ',')
@@ -166,6 +173,50 @@ func (s *Server) calendarETag(sr *rental.Search, earliest, latest rental.Date, l
 	h = wire.FNV64a(h, wire.BytesString(k))
 	s.searchETag = append(wire.AppendHex64(append(s.searchETag[:0], '"'), h), '"')
 	return wire.BytesString(s.searchETag)
+}
+
+// dayKey is what decides whether a rule rules out every vehicle on a calendar day: the
+// depots, the dates and today (the catalog's depots, closures, calendar and policy do
+// not change for a Server; a new inventory changes bookings only, and bookings never
+// make a search invalid).
+type dayKey struct {
+	pickUpDepot, dropOffDepot int64
+	pickUp, dropOff, today    rental.Date
+}
+
+// hash is unsigned: int is 32 bits in wasm, where int(uint32) can be negative and a
+// negative index traps the instance.
+func (k *dayKey) hash() uint32 {
+	h := uint64(k.pickUp)*0x9e3779b97f4a7c15 ^ uint64(k.dropOff)*0xc2b2ae3d27d4eb4f ^ uint64(k.pickUpDepot)<<40 ^ uint64(k.dropOffDepot)<<48 ^ uint64(k.today)*0x165667b19e3779f9
+	return uint32(h>>32 ^ h)
+}
+
+// dayFailProbe is how many slots from its hash a day's error may sit (open addressing).
+const dayFailProbe = 4
+
+// dayFail returns the cached error of a ruled-out day, or nil.
+func (s *Server) dayFail(k *dayKey) *rental.Error {
+	h := k.hash()
+	for i := 0; i < dayFailProbe; i++ {
+		slot := &s.dayFails[(h+uint32(i))%uint32(len(s.dayFails))]
+		if slot.e != nil && slot.key == *k {
+			return slot.e
+		}
+	}
+	return nil
+}
+
+// keepDayFail caches e for k: in a free slot near its hash, else in the first.
+func (s *Server) keepDayFail(k *dayKey, e *rental.Error) {
+	h := k.hash()
+	for i := 0; i < dayFailProbe; i++ {
+		if slot := &s.dayFails[(h+uint32(i))%uint32(len(s.dayFails))]; slot.e == nil {
+			slot.key, slot.e = *k, e
+			return
+		}
+	}
+	slot := &s.dayFails[h%uint32(len(s.dayFails))]
+	slot.key, slot.e = *k, e
 }
 
 // calendarDays reads days: one hire length or a comma list of up to 4, each 1 to the

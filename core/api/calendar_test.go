@@ -178,3 +178,20 @@ func TestCalendarETag(t *testing.T) {
 		seen[e] = q
 	}
 }
+
+// TestCalendarAllocs: once warm, a calendar allocates nothing, days ruled out by a rule
+// (the depot closed on Good Friday: 8 entries of the largest) included.
+func TestCalendarAllocs(t *testing.T) {
+	s := searchServer(t)
+	for _, q := range []string{doneWhen, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"} {
+		req := &Request{Method: "GET", Target: "/api/agent/vehicles/availability/calendar?" + q}
+		var w Response
+		s.Handle(req, &w)
+		if w.Status != 200 {
+			t.Fatalf("%s: %d", q, w.Status)
+		}
+		if a := testing.AllocsPerRun(50, func() { s.Handle(req, &w) }); a != 0 {
+			t.Errorf("%s: %v allocations per request, want 0", q, a)
+		}
+	}
+}

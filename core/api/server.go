@@ -66,7 +66,11 @@ type Server struct {
 	classList   string               // "compact, campervan or motorhome", for messages
 	lengths     []int                // a calendar's hire lengths
 	etagKey     []byte               // the inputs a calendar's ETag hashes
-	mcpText     []string             // error messages in a tool's words (mcptext.go), built on first use
+	dayFails    [256]struct {        // the errors of calendar days ruled out, by dayKey (calendar.go)
+		key dayKey
+		e   *rental.Error
+	}
+	mcpText []string // error messages in a tool's words (mcptext.go), built on first use
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
