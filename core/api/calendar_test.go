@@ -180,7 +180,7 @@ func TestCalendarETag(t *testing.T) {
 }
 
 // TestCalendarAllocs: once warm, a calendar allocates nothing, days ruled out by a rule
-// (closed depots: Good Friday, Easter Monday, Anzac Day) included.
+// (the depot closed on Good Friday: 8 entries of the largest) included.
 func TestCalendarAllocs(t *testing.T) {
 	s := searchServer(t)
 	for _, q := range []string{doneWhen, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"} {

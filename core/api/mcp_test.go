@@ -102,6 +102,13 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		for _, p := range params {
 			p := p.(map[string]any)
 			prop := resolve(p["schema"], schemas).(map[string]any)
+			// numbers also as strings of digits, which the tools accept
+			switch prop["type"] {
+			case "integer":
+				prop = map[string]any{"anyOf": []any{prop, map[string]any{"type": "string", "pattern": "^[0-9]+$"}}}
+			case "number":
+				prop = map[string]any{"anyOf": []any{prop, map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]{1,2})?$`}}}
+			}
 			prop["description"] = p["description"]
 			props[p["name"].(string)] = prop
 			if p["required"] == true {

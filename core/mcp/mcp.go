@@ -166,6 +166,15 @@ func appendInputSchema(b []byte, op, schemas jsonv.Result) []byte {
 		b = wire.AppendJSONString(b, name)
 		b = append(b, ':')
 		s := appendSchema(nil, field(p, "schema"), schemas, 0)
+		// A tool takes a number as a JSON number or as a string of digits (the call puts
+		// either into the query string), and the schema says so: an integer parameter
+		// also accepts "^[0-9]+$", a number "^[0-9]+(\.[0-9]{1,2})?$".
+		switch field(field(p, "schema"), "type").String() {
+		case "integer":
+			s = append(append([]byte(`{"anyOf":[`), s...), `,{"type":"string","pattern":"^[0-9]+$"}]}`...)
+		case "number":
+			s = append(append([]byte(`{"anyOf":[`), s...), `,{"type":"string","pattern":"^[0-9]+(\\.[0-9]{1,2})?$"}]}`...)
+		}
 		if desc := field(p, "description"); desc.Exists() {
 			s = s[:len(s)-1]
 			if len(s) > 1 {
