@@ -9,7 +9,7 @@
 // the ratio to the floor, workerd's CPU time per request, its memory, and the time from
 // start to the first answer.
 //
-// -churn sends every request from a new subscriber (a new IPv6 /64: the rate limiter
+// By default (-churn) every request comes from a new subscriber (a new IPv6 /64: the rate limiter
 // takes a new entry each time), in the loads and the memory check; -compare-clients N
 // runs the project alone, churn against N fixed clients, alternating, with workerd's
 // memory before and after (BENCHMARKS.md, "The rate limiter under churn").
@@ -43,7 +43,7 @@ var (
 	outDir   = flag.String("out", "build/bench/out", "where configs and results go")
 	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
 	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
-	churn    = flag.Bool("churn", false, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check")
+	churn    = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds    = flag.Int("cold", 7, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	setVars  varList
