@@ -195,3 +195,24 @@ func TestCalendarAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestCalendarIsOneRequest: the largest calendar counts once against the rate limit.
+func TestCalendarIsOneRequest(t *testing.T) {
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
+	target := "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"
+	a := do(s, "GET", target)
+	b := do(s, "GET", target)
+	if a.Status != 200 || b.Status != 200 {
+		t.Fatalf("%d %d", a.Status, b.Status)
+	}
+	ra, rb := a.Header("x-ratelimit-remaining"), b.Header("x-ratelimit-remaining")
+	if fmt.Sprint(atoi(ra)-1) != rb {
+		t.Errorf("remaining %s then %s: a calendar must count as one request", ra, rb)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
