@@ -245,15 +245,21 @@ func (s *Server) appendHandoff(b []byte, sr *rental.Search, vehicleID int64) []b
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
 	b = append(b, s.cfg.WebURL...)
-	b = append(b, "/book?pick_up_depot_id="...)
+	b = appendSearchQuery(append(b, "/book?"...), sr)
+	return append(b, "&vehicle_id="...)
+}
+
+// appendSearchQuery appends the search's four parameters as a query (without "?"), in
+// the order the spec lists them: the hand-off links and the suggestions share it.
+func appendSearchQuery(b []byte, sr *rental.Search) []byte {
+	b = append(b, "pick_up_depot_id="...)
 	b = wire.AppendInt(b, sr.PickUpDepot)
 	b = append(b, "&drop_off_depot_id="...)
 	b = wire.AppendInt(b, sr.DropOffDepot)
 	b = append(b, "&pick_up_date="...)
 	b = sr.PickUp.AppendTo(b)
 	b = append(b, "&drop_off_date="...)
-	b = sr.DropOff.AppendTo(b)
-	return append(b, "&vehicle_id="...)
+	return sr.DropOff.AppendTo(b)
 }
 
 func (s *Server) getAccessories(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {

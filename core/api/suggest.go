@@ -45,15 +45,7 @@ func (s *Server) suggestFor(e *rental.Error, sr *rental.Search, vehicle int64) *
 
 // appendSearchURL appends path?{the search}[&vehicle_id=]{the pass-through parameters}.
 func (s *Server) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
-	b = append(b, path...)
-	b = append(b, "?pick_up_depot_id="...)
-	b = wire.AppendInt(b, sr.PickUpDepot)
-	b = append(b, "&drop_off_depot_id="...)
-	b = wire.AppendInt(b, sr.DropOffDepot)
-	b = append(b, "&pick_up_date="...)
-	b = sr.PickUp.AppendTo(b)
-	b = append(b, "&drop_off_date="...)
-	b = sr.DropOff.AppendTo(b)
+	b = appendSearchQuery(append(append(b, path...), '?'), sr)
 	if vehicle != 0 {
 		b = append(b, "&vehicle_id="...)
 		b = wire.AppendInt(b, vehicle)
