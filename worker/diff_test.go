@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/api"
+	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 	"github.com/tetratelabs/wazero"
 )

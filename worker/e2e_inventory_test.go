@@ -17,7 +17,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -28,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -197,81 +195,10 @@ func (k *kvService) set(f func()) {
 // startWorkerdKV runs the shipped bundle on raw workerd with INVENTORY bound to kv.
 func startWorkerdKV(t *testing.T, kv http.Handler, vars map[string]string) (*devServer, string) {
 	t.Helper()
-	root, _ := filepath.Abs("..")
-	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no workerd binary (npm install): %v", err)
-	}
 	srv := httptest.NewServer(kv)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	for _, f := range []string{"worker.mjs", "app.wasm"} {
-		b, err := os.ReadFile(filepath.Join(root, "build", f))
-		if err != nil {
-			t.Fatalf("%v (make build)", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var bindings []string
-	for _, v := range wranglerVars(t) {
-		if _, ok := vars[v.Name]; !ok {
-			bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(v.Name), strconv.Quote(v.Value)))
-		}
-	}
-	for k, v := range vars {
-		bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(k), strconv.Quote(v)))
-	}
-	bindings = append(bindings, `(name = "INVENTORY", kvNamespace = "kv")`)
-	port := freePort(t)
-	config := `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .w), (name = "kv", external = (address = "` + strings.TrimPrefix(srv.URL, "http://") + `", http = ()))],
-  sockets = [(name = "http", address = "127.0.0.1:` + strconv.Itoa(port) + `", http = (), service = "main")],
-);
-const w :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs"), (name = "app.wasm", wasm = embed "app.wasm")],
-  compatibilityDate = "2026-11-01",
-  bindings = [` + strings.Join(bindings, ", ") + `],
-);
-`
-	cfgPath := filepath.Join(dir, "config.capnp")
-	if err := os.WriteFile(cfgPath, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logf, err := os.CreateTemp("", "workerd-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", cfgPath)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(d.exited) }()
-	t.Cleanup(d.stop)
-	// Wait for the socket only: the first request must be the test's own.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-d.exited:
-			out, _ := os.ReadFile(logf.Name())
-			t.Fatalf("workerd exited; its log:\n%s", out)
-		default:
-		}
-		if c, err := (&net.Dialer{}).Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			return d, logf.Name()
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("workerd not listening after 30 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	d := startWorkerdWithKV(t, "INVENTORY", strings.TrimPrefix(srv.URL, "http://"), vars)
+	return d, d.log.Name()
 }
 
 func TestE2EInventoryKV(t *testing.T) {

@@ -13,17 +13,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -80,81 +75,9 @@ func (k *rlKV) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // startWorkerdRL runs the shipped bundle on raw workerd with RATE_LIMIT bound to the
 // KV service at kvAddr and vars over wrangler.toml's, and waits for its socket.
-// (Like startWorkerdKV of e2e_inventory_test.go, which binds INVENTORY.)
 func startWorkerdRL(t *testing.T, kvAddr string, vars map[string]string) *devServer {
 	t.Helper()
-	root, _ := filepath.Abs("..")
-	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no workerd binary (npm install): %v", err)
-	}
-	dir := t.TempDir()
-	for _, f := range []string{"worker.mjs", "app.wasm"} {
-		b, err := os.ReadFile(filepath.Join(root, "build", f))
-		if err != nil {
-			t.Fatalf("%v (make build)", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var bindings []string
-	for _, v := range wranglerVars(t) {
-		if _, ok := vars[v.Name]; !ok {
-			bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(v.Name), strconv.Quote(v.Value)))
-		}
-	}
-	for k, v := range vars {
-		bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(k), strconv.Quote(v)))
-	}
-	bindings = append(bindings, `(name = "RATE_LIMIT", kvNamespace = "kv")`)
-	port := freePort(t)
-	config := `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .w), (name = "kv", external = (address = "` + kvAddr + `", http = ()))],
-  sockets = [(name = "http", address = "127.0.0.1:` + strconv.Itoa(port) + `", http = (), service = "main")],
-);
-const w :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs"), (name = "app.wasm", wasm = embed "app.wasm")],
-  compatibilityDate = "2026-11-01",
-  bindings = [` + strings.Join(bindings, ", ") + `],
-);
-`
-	cfgPath := filepath.Join(dir, "config.capnp")
-	if err := os.WriteFile(cfgPath, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logf, err := os.CreateTemp("", "workerd-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", cfgPath)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &devServer{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: logf, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(d.exited) }()
-	t.Cleanup(d.stop)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-d.exited:
-			out, _ := os.ReadFile(logf.Name())
-			t.Fatalf("workerd exited; its log:\n%s", out)
-		default:
-		}
-		if c, err := (&net.Dialer{}).Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("workerd not listening after 30 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return startWorkerdWithKV(t, "RATE_LIMIT", kvAddr, vars)
 }
 
 func TestE2EIsolates(t *testing.T) {
