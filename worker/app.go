@@ -11,23 +11,19 @@ import (
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
-	"github.com/campervan/agent-api/data"
 )
 
 // newServer builds the server once per instance: config from the Worker's vars, the
-// catalog from the bundled snapshot. A bad var or snapshot does not stop the instance:
-// every API request then answers 503, and the reason is logged once.
+// catalog of the bundled snapshot as prepared at build time (rental.Bundled: no JSON at
+// instance start; make build refuses a bad snapshot). A bad var does not stop the
+// instance: every API request then answers 503, and the reason is logged once.
 func newServer(vars []wire.Header, now func() int64, random func([]byte), logf func(string)) *api.Server {
 	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {
 		logf(errorLine(err.Error()))
 		return api.NewServer(cfg, nil, err, now, random, logf)
 	}
-	cat, err := rental.LoadCatalog(data.Files())
-	if err != nil {
-		logf(errorLine("snapshot: " + err.Error()))
-	}
-	return api.NewServer(cfg, cat, err, now, random, logf)
+	return api.NewServer(cfg, rental.Bundled(), nil, now, random, logf)
 }
 
 // errorLine returns an error log line (JSON) with message msg.

@@ -1,12 +1,16 @@
 // Command checksnapshot loads the bundled snapshot (data.Files()) through
 // rental.LoadCatalog and exits 1 with the loader's error when it is not valid, so bad
 // data fails `make build` instead of a request. With a directory argument it checks
-// that directory's *.json files instead (the same names as data/).
+// that directory's *.json files instead (the same names as data/). With -go FILE it
+// also writes the catalog as Go source (golit.go): make build runs it with
+// core/rental/bundled_gen.go, the catalog the Worker starts with.
 //
-//	go run ./build/checksnapshot [dir]
+//	go run ./build/checksnapshot [-go FILE] [dir]
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,15 +20,17 @@ import (
 )
 
 func main() {
+	goOut := flag.String("go", "", "also write the catalog as Go source (package rental) to this file, when it differs")
+	flag.Parse()
 	files := data.Files()
 	from := "the bundled snapshot (data/)"
-	if len(os.Args) > 1 {
+	if flag.NArg() > 0 {
 		var err error
-		if files, err = readDir(os.Args[1]); err != nil {
+		if files, err = readDir(flag.Arg(0)); err != nil {
 			fmt.Fprintln(os.Stderr, "checksnapshot:", err)
 			os.Exit(1)
 		}
-		from = os.Args[1]
+		from = flag.Arg(0)
 	}
 	msg, err := check(files)
 	if err != nil {
@@ -32,6 +38,21 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("checksnapshot:", msg)
+	if *goOut != "" {
+		cat, _ := rental.LoadCatalog(files)
+		src, err := bundledSource(cat)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "checksnapshot:", err)
+			os.Exit(1)
+		}
+		if old, _ := os.ReadFile(*goOut); !bytes.Equal(old, src) { // unchanged: the file's time stays
+			if err := os.WriteFile(*goOut, src, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "checksnapshot:", err)
+				os.Exit(1)
+			}
+			fmt.Println("checksnapshot: wrote", *goOut)
+		}
+	}
 }
 
 // check loads files as the Worker does and summarises what it found.

@@ -49,6 +49,12 @@ type Catalog struct {
 	inv *Inventory
 }
 
+// Bundled returns the catalog of the snapshot bundled in data/, prepared at build time
+// (bundled_gen.go, written by build/checksnapshot from LoadCatalog's result): the
+// Worker starts with it instead of parsing the JSON at instance start (issue 16). It is
+// shared and must not be modified, as any Catalog.
+func Bundled() *Catalog { return &preparedCatalog }
+
 // depotData is what the Catalog knows of a depot beyond the public Depot.
 type depotData struct {
 	active bool

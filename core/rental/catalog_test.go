@@ -1,6 +1,7 @@
 package rental
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -242,5 +243,25 @@ func TestLoadMissingFileAndShapes(t *testing.T) {
 	files["bookings.json"] = []byte(`[]`)
 	if _, err := LoadCatalog(files); err != nil {
 		t.Errorf("no bookings must load: %v", err)
+	}
+}
+
+// TestBundledIsLoadCatalog checks the catalog prepared at build time (bundled_gen.go)
+// against LoadCatalog of data/*.json, field by field (unexported ones included).
+func TestBundledIsLoadCatalog(t *testing.T) {
+	want := bundledCatalog(t)
+	got := Bundled()
+	if got.Version() != want.Version() {
+		t.Fatalf("bundled_gen.go is of snapshot %s, data/ is %s: run make build (or go run ./build/checksnapshot -go core/rental/bundled_gen.go)", got.Version(), want.Version())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("bundled_gen.go differs from LoadCatalog(data/*.json): run make build (or go run ./build/checksnapshot -go core/rental/bundled_gen.go)")
+	}
+	// The test can fail: a catalog that differs in one unexported field is not equal.
+	other := *want
+	other.fleet = append([]int32(nil), want.fleet...)
+	other.fleet[0]++
+	if reflect.DeepEqual(got, &other) {
+		t.Fatal("DeepEqual does not see a change in the fleet")
 	}
 }
