@@ -7,6 +7,7 @@ package limit
 import (
 	"encoding/binary"
 	"strings"
+	"sync/atomic"
 
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -14,7 +15,8 @@ import (
 // The rate limit: every counted request of a client (ClientOf) counts in fixed windows
 // aligned to multiples of the window length (unix time).
 //
-// Memory. The counts live in one table of TableBytes, allocated by New and never grown:
+// Memory. The counts live in one table of TableBytes, made by New (a global for the
+// first one of a process: staticTable) and never grown:
 // a set-associative hash table of sets of `ways` entries, hashed with a per-instance
 // random seed (a client cannot aim at one set). An entry of an ended window is free. A
 // new client in a full set takes the entry with the smallest estimate (own count plus the
@@ -331,7 +333,7 @@ func NewSized(limit, window int64, bytes int, random func([]byte)) *Limiter {
 	step := (limit + 10) / 11
 	sets := max(bytes/(entrySize*ways), 1)
 	l := &Limiter{limit: limit, window: window, step: uint32(step), near: max(limit/2, 1),
-		table: make([]entry, sets*ways), sets: uint64(sets), nextDue: kvNoDue,
+		table: newTable(sets * ways), sets: uint64(sets), nextDue: kvNoDue,
 		due: make([]uint32, 0, dueCap), random: random}
 	var b [8]byte
 	if random != nil {
@@ -831,4 +833,26 @@ func Bound(limit int64, k int, rate, latency float64) int64 {
 	missed := step - 1 + max(step, rate*reReadMs/1000) + rate*(kvWriteGapMs/1000.0+4*latency)
 	b := float64(limit) + float64(k-1)*missed
 	return min(int64(b), int64(k)*limit)
+}
+
+// staticTable is the table of the process's first full-size Limiter (the Worker's one
+// per instance): a zero-initialised global, so an instance starts without allocating
+// and zeroing 2 MiB (the engine's fresh memory is already zero; its pages are touched
+// as sets are used). Measured cold in V8 (issue 16): configure 3.5-4.0 -> 1.6-1.9 ms.
+// The price is that TinyGo's GC scans globals conservatively, so each collection also
+// reads these 2 MiB; the request paths allocate nothing, and the wazero benchmarks
+// were unchanged. With a small initial heap it was a loss (every GC of the start-up
+// scanned it): the Makefile gives the module 4 MiB of initial memory.
+var (
+	staticTable [TableBytes / (entrySize * ways) * ways]entry
+	staticTaken atomic.Bool
+)
+
+// newTable returns a zeroed table of n entries: staticTable the first time one of its
+// size is asked for, a new slice after that (tests build many Limiters; no two share).
+func newTable(n int) []entry {
+	if n == len(staticTable) && staticTaken.CompareAndSwap(false, true) {
+		return staticTable[:]
+	}
+	return make([]entry, n)
 }
