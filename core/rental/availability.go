@@ -1,9 +1,10 @@
 package rental
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/campervan/agent-api/core/wire"
 )
 
 // A search is checked in this order; the first failing rule is reported:
@@ -45,7 +46,7 @@ func choices(n int, item func(i int) (int64, string)) string {
 			b.WriteString(", ")
 		}
 		id, name := item(i)
-		fmt.Fprintf(&b, "%d (%s)", id, name)
+		b.WriteString(wire.Sprintf("%d (%s)", id, name))
 	}
 	return b.String()
 }
@@ -99,11 +100,11 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	first, _ := c.CalendarRange()
 	if cl := c.closedOn(pi, s.PickUp); cl != nil {
 		b, a := c.openNear(pi, s.PickUp)
-		return sc, InvalidCode(CodeDepotClosed, "pick_up_date", fmt.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
+		return sc, InvalidCode(CodeDepotClosed, "pick_up_date", wire.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
 	}
 	if cl := c.closedOn(di, s.DropOff); cl != nil {
 		b, a := c.openNear(di, s.DropOff)
-		return sc, InvalidCode(CodeDepotClosed, "drop_off_date", fmt.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
+		return sc, InvalidCode(CodeDepotClosed, "drop_off_date", wire.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
 	}
 	sc.pd, sc.dd = pi, di
 	sc.a, sc.b = int(s.PickUp)-int(first), int(s.DropOff)-int(first)
@@ -134,30 +135,30 @@ func (c *Catalog) CheckHireDates(pickUp, dropOff, today Date) *Error {
 // the published rates, the hire length.
 func (c *Catalog) checkDates(pickUp, dropOff, today Date, notice int, pd *Depot) *Error {
 	if dropOff < pickUp {
-		return InvalidCode(CodeDateOrder, "drop_off_date", fmt.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
+		return InvalidCode(CodeDateOrder, "drop_off_date", wire.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
 	}
 	if pickUp < today {
-		return InvalidCode(CodeDateInPast, "pick_up_date", fmt.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
+		return InvalidCode(CodeDateInPast, "pick_up_date", wire.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
 	}
 	if pd != nil && int(pickUp)-int(today) < notice {
 		n := "1 day's"
 		if notice != 1 {
 			n = strconv.Itoa(notice) + " days'"
 		}
-		return InvalidCode(CodeNoticePeriod, "pick_up_date", fmt.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
+		return InvalidCode(CodeNoticePeriod, "pick_up_date", wire.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
 	}
 	if int(pickUp)-int(today) > c.maxAdvance {
-		return InvalidCode(CodeTooFarAhead, "pick_up_date", fmt.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
+		return InvalidCode(CodeTooFarAhead, "pick_up_date", wire.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
 	}
 	first, last := c.CalendarRange()
 	if pickUp < first || pickUp > last {
-		return InvalidCode(CodeNoRates, "pick_up_date", fmt.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
+		return InvalidCode(CodeNoRates, "pick_up_date", wire.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
 	}
 	if dropOff > last {
-		return InvalidCode(CodeNoRates, "drop_off_date", fmt.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
+		return InvalidCode(CodeNoRates, "drop_off_date", wire.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
 	}
 	if days := int(dropOff) - int(pickUp) + 1; days > c.maxHire {
-		return InvalidCode(CodeTooLong, "drop_off_date", fmt.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
+		return InvalidCode(CodeTooLong, "drop_off_date", wire.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
 	}
 	return nil
 }
@@ -174,16 +175,16 @@ func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
 	refs := s.refs()
 	p, ok := c.depotIdx[s.PickUpDepot]
 	if !ok || !c.depotX[p].active {
-		return 0, 0, 0, InvalidCode(CodeUnknownID, "pick_up_depot_id", fmt.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "pick_up_depot_id", wire.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
 	}
 	d, ok := c.depotIdx[s.DropOffDepot]
 	if !ok || !c.depotX[d].active {
-		return 0, 0, 0, InvalidCode(CodeUnknownID, "drop_off_depot_id", fmt.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+		return 0, 0, 0, InvalidCode(CodeUnknownID, "drop_off_depot_id", wire.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
 	}
 	pi, di = int(p), int(d)
 	fee = c.routeFee[pi*len(c.depots)+di]
 	if fee < 0 {
-		return 0, 0, 0, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", fmt.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
+		return 0, 0, 0, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", wire.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
 	}
 	return pi, di, fee, nil
 }
@@ -199,7 +200,7 @@ func (c *Catalog) routesFrom(pi int) string {
 		if b.Len() > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%d (%s", c.depots[j].ID, c.depots[j].Name)
+		b.WriteString(wire.Sprintf("%d (%s", c.depots[j].ID, c.depots[j].Name))
 		if j == pi {
 			b.WriteString(", same depot")
 		}
@@ -310,7 +311,7 @@ func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
 	}
 	vi, ok := c.vehicleIdx[vehicleID]
 	if !ok {
-		return fmt.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
+		return wire.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
 	}
 	_, msg := c.reason(int(vi), &sc)
 	return msg
@@ -322,7 +323,7 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 	v := &c.vehicles[vi]
 	x := &c.vehicleX[vi]
 	nd := len(c.depots)
-	name := fmt.Sprintf("The %s (vehicle %d)", v.Name, v.ID)
+	name := wire.Sprintf("The %s (vehicle %d)", v.Name, v.ID)
 	pd := &c.depots[sc.pd]
 	p := vi*nd + sc.pd
 	if c.fleet[p] == 0 {
@@ -336,12 +337,12 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 		if len(at) > 0 {
 			where = strings.Join(at, ", ")
 		}
-		return CodeNotBasedHere, fmt.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
+		return CodeNotBasedHere, wire.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
 	}
 	first, _ := c.CalendarRange()
 	pickUp := first.AddDays(sc.a)
 	if min := int(x.minDays[sc.season]); sc.days < min {
-		return CodeMinHire, fmt.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
+		return CodeMinHire, wire.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
 			name, min, c.seasonNames[sc.season], sc.days, pickUp.AddDays(min-1))
 	}
 	if sp := c.blockedIn(p, sc.a, sc.b); sp != nil {
@@ -349,7 +350,7 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 		if day < sc.a {
 			day = sc.a
 		}
-		return CodeBookedOut, fmt.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
+		return CodeBookedOut, wire.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
 			name, depotRef(pd), first.AddDays(day), first.AddDays(int(sp.from)), first.AddDays(int(sp.to)))
 	}
 	return "", ""

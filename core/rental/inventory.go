@@ -25,7 +25,6 @@ package rental
 
 import (
 	"encoding/binary"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/campervan/agent-api/core/jsonv"
@@ -164,7 +163,7 @@ type blobReader struct {
 
 func (r *blobReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = fmt.Errorf("inventory blob: at byte %d: %s", r.off, fmt.Sprintf(format, args...))
+		r.err = wire.Errorf("inventory blob: at byte %d: %s", r.off, wire.Sprintf(format, args...))
 	}
 }
 
@@ -254,13 +253,13 @@ func printable(s string) bool {
 // rejects the whole blob.
 func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 	if len(blob) > MaxInventoryBytes {
-		return nil, fmt.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
+		return nil, wire.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
 	}
 	if len(blob) < len(inventoryMagic)+1 || string(blob[:len(inventoryMagic)]) != inventoryMagic {
-		return nil, fmt.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
+		return nil, wire.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
 	}
 	if blob[len(inventoryMagic)] != inventoryFormat {
-		return nil, fmt.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
+		return nil, wire.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
 	}
 	r := &blobReader{b: blob, off: len(inventoryMagic) + 1}
 	inv := &Inventory{}
@@ -411,7 +410,7 @@ type Feed struct {
 // file, the record and the field, as LoadCatalog's do.
 func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error) {
 	if !jsonv.ValidBytes(feed) {
-		return nil, nil, fmt.Errorf("%s: not valid JSON", f.File)
+		return nil, nil, wire.Errorf("%s: not valid JSON", f.File)
 	}
 	root := jsonv.ParseBytes(feed)
 	list := ""
@@ -433,10 +432,10 @@ func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error
 			*fld.p = v.Str
 		}
 	} else if !root.IsArray() {
-		return nil, nil, fmt.Errorf("%s: must be a JSON array of booking records, or an object with \"bookings\"", f.File)
+		return nil, nil, wire.Errorf("%s: must be a JSON array of booking records, or an object with \"bookings\"", f.File)
 	}
 	if len(asOf) > maxFeedText || !printable(asOf) || len(source) > maxFeedText || !printable(source) {
-		return nil, nil, fmt.Errorf("%s: as_of and source must be at most %d printable characters", f.File, maxFeedText)
+		return nil, nil, wire.Errorf("%s: as_of and source must be at most %d printable characters", f.File, maxFeedText)
 	}
 	bs, n, err := c.parseBookings(f.File, list, root)
 	if err != nil {

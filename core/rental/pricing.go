@@ -1,6 +1,6 @@
 package rental
 
-import "fmt"
+import "github.com/campervan/agent-api/core/wire"
 
 // Pricing rules (docs/pricing.md explains them to users):
 //   - rentalFee: the sum over every hire day of that day's season rate.
@@ -84,7 +84,7 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 	}
 	vi32, ok := c.vehicleIdx[q.VehicleID]
 	if !ok {
-		return InvalidCode(CodeUnknownID, "vehicle_id", fmt.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", q.VehicleID, q.refs().Vehicles))
+		return InvalidCode(CodeUnknownID, "vehicle_id", wire.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", q.VehicleID, q.refs().Vehicles))
 	}
 	vi := int(vi32)
 	v := &c.vehicles[vi]
@@ -106,7 +106,7 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 		}
 		if p.Quantity < 1 {
 			dst.Accessories = lines
-			return Invalid("accessory_ids", fmt.Sprintf("accessory_ids: the quantity of accessory %d (%s) must be at least 1.", a.ID, a.Name))
+			return Invalid("accessory_ids", wire.Sprintf("accessory_ids: the quantity of accessory %d (%s) must be at least 1.", a.ID, a.Name))
 		}
 		j := -1
 		for i := range lines {
@@ -122,11 +122,11 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 		if p.Quantity > a.MaxQuantity || have > a.MaxQuantity-p.Quantity {
 			dst.Accessories = lines
 			want := int64(have) + int64(p.Quantity)
-			times := fmt.Sprintf("at most %d times", a.MaxQuantity)
+			times := wire.Sprintf("at most %d times", a.MaxQuantity)
 			if a.MaxQuantity == 1 {
 				times = "only once"
 			}
-			return InvalidCode(CodeTooMany, "accessory_ids", fmt.Sprintf("accessory_ids asks for %d units of accessory %d (%s), but at most %d can be added to one hire; list its id %s.", want, a.ID, a.Name, a.MaxQuantity, times))
+			return InvalidCode(CodeTooMany, "accessory_ids", wire.Sprintf("accessory_ids asks for %d units of accessory %d (%s), but at most %d can be added to one hire; list its id %s.", want, a.ID, a.Name, a.MaxQuantity, times))
 		}
 		if j >= 0 {
 			lines[j].Quantity += p.Quantity
@@ -210,9 +210,9 @@ func GSTIncluded(totalCents int64) int64 {
 func (c *Catalog) notOffered(param string, id int64, known map[int64]string, v *Vehicle, choices string, refs *Refs, list string) string {
 	var what string
 	if name, ok := known[id]; ok {
-		what = fmt.Sprintf("(%s) is not offered with", name)
+		what = wire.Sprintf("(%s) is not offered with", name)
 	} else {
 		what = "does not exist and is not offered with"
 	}
-	return fmt.Sprintf("%s: %d %s the %s (vehicle %d); use ids listed by %s%d%s: %s.", param, id, what, v.Name, v.ID, refs.VehiclesPath, v.ID, list, choices)
+	return wire.Sprintf("%s: %d %s the %s (vehicle %d); use ids listed by %s%d%s: %s.", param, id, what, v.Name, v.ID, refs.VehiclesPath, v.ID, list, choices)
 }

@@ -1,6 +1,10 @@
 package rental
 
-import "fmt"
+import (
+	"strconv"
+
+	"github.com/campervan/agent-api/core/wire"
+)
 
 // Alternative is a way forward from a refused search or quote: criteria near the
 // refused ones that the catalog accepts. Alternatives verifies every one it returns
@@ -61,7 +65,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 	case CodeDateOrder:
 		t := s
 		t.PickUp, t.DropOff = s.DropOff, s.PickUp
-		x.try(t, q.VehicleID, fmt.Sprintf("the dates the other way round: from %s to %s", t.PickUp, t.DropOff))
+		x.try(t, q.VehicleID, wire.Sprintf("the dates the other way round: from %s to %s", t.PickUp, t.DropOff))
 	case CodeRouteNotOffered:
 		x.dropDepots(s)
 	case CodeUnknownID:
@@ -70,7 +74,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 			for i := range c.active {
 				t := s
 				t.PickUpDepot = c.active[i].ID
-				x.try(t, q.VehicleID, fmt.Sprintf("pick up at %s", depotRef(&c.active[i])))
+				x.try(t, q.VehicleID, wire.Sprintf("pick up at %s", depotRef(&c.active[i])))
 			}
 		case "drop_off_depot_id":
 			x.dropDepots(s)
@@ -85,7 +89,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 				for k := 0; k < nearDays && len(x.dst) < 1; k++ {
 					t := s
 					t.DropOff = s.PickUp.AddDays(min - 1 + k)
-					x.try(t, q.VehicleID, fmt.Sprintf("the minimum hire of %d days: from %s to %s", min, t.PickUp, t.DropOff))
+					x.try(t, q.VehicleID, wire.Sprintf("the minimum hire of %d days: from %s to %s", min, t.PickUp, t.DropOff))
 				}
 			}
 		}
@@ -105,7 +109,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 				if s.DropOffDepot == s.PickUpDepot {
 					t.DropOffDepot = t.PickUpDepot
 				}
-				x.try(t, q.VehicleID, fmt.Sprintf("the vehicle is based at %s", depotRef(&c.depots[j])))
+				x.try(t, q.VehicleID, wire.Sprintf("the vehicle is based at %s", depotRef(&c.depots[j])))
 			}
 		}
 		x.otherVehicles(s, q.VehicleID)
@@ -147,11 +151,11 @@ func (x *altCtx) try(t Search, v int64, reason string) bool {
 
 // hireReason formats f with the pick-up depot, the new dates and the length.
 func (x *altCtx) hireReason(f string, t Search, days int) string {
-	name := fmt.Sprint(t.PickUpDepot)
+	name := strconv.FormatInt(t.PickUpDepot, 10)
 	if d := x.c.Depot(t.PickUpDepot); d != nil {
 		name = depotRef(d)
 	}
-	return fmt.Sprintf(f, name, t.PickUp, t.DropOff, days)
+	return wire.Sprintf(f, name, t.PickUp, t.DropOff, days)
 }
 
 // shiftNearest moves the whole hire (same length) to the nearest accepted start
@@ -187,7 +191,7 @@ func (x *altCtx) dropNearest(s Search, span int) {
 		for k := 1; k <= span; k++ {
 			t := s
 			t.DropOff = s.DropOff.AddDays(dir * k)
-			if x.try(t, x.q.VehicleID, fmt.Sprintf("drop off on %s, when the depot is open", t.DropOff)) {
+			if x.try(t, x.q.VehicleID, wire.Sprintf("drop off on %s, when the depot is open", t.DropOff)) {
 				break
 			}
 		}
@@ -199,7 +203,7 @@ func (x *altCtx) dropBack(s Search, latest Date) {
 	for k := 0; k <= nearDays; k++ {
 		t := s
 		t.DropOff = latest.AddDays(-k)
-		if x.try(t, x.q.VehicleID, fmt.Sprintf("the longest hire possible from %s: to %s", t.PickUp, t.DropOff)) {
+		if x.try(t, x.q.VehicleID, wire.Sprintf("the longest hire possible from %s: to %s", t.PickUp, t.DropOff)) {
 			return
 		}
 	}
@@ -215,14 +219,14 @@ func (x *altCtx) dropDepots(s Search) {
 	}
 	t := s
 	t.DropOffDepot = s.PickUpDepot
-	x.try(t, x.q.VehicleID, fmt.Sprintf("a round trip: drop off at %s too", depotRef(&c.depots[pi])))
+	x.try(t, x.q.VehicleID, wire.Sprintf("a round trip: drop off at %s too", depotRef(&c.depots[pi])))
 	nd := len(c.depots)
 	for j := range c.depots {
 		if !c.depotX[j].active || c.routeFee[int(pi)*nd+j] < 0 {
 			continue
 		}
 		t.DropOffDepot = c.depots[j].ID
-		x.try(t, x.q.VehicleID, fmt.Sprintf("one-way to %s is offered", depotRef(&c.depots[j])))
+		x.try(t, x.q.VehicleID, wire.Sprintf("one-way to %s is offered", depotRef(&c.depots[j])))
 	}
 }
 
@@ -245,6 +249,6 @@ func (x *altCtx) otherVehicles(s Search, not int64) {
 		if o.Vehicle.ID == not {
 			continue
 		}
-		x.try(s, o.Vehicle.ID, fmt.Sprintf("the %s (vehicle %d) is free for the same dates", o.Vehicle.Name, o.Vehicle.ID))
+		x.try(s, o.Vehicle.ID, wire.Sprintf("the %s (vehicle %d) is free for the same dates", o.Vehicle.Name, o.Vehicle.ID))
 	}
 }
