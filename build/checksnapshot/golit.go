@@ -32,7 +32,7 @@ package rental
 
 // preparedCatalog is LoadCatalog(data.Files()): rental.Bundled returns it.
 var preparedCatalog = `)
-	if err := goLit(&b, reflect.ValueOf(cat).Elem()); err != nil {
+	if err := goLit(&b, reflect.ValueOf(cat).Elem(), false); err != nil {
 		return nil, err
 	}
 	b.WriteString("\n")
@@ -42,8 +42,10 @@ var preparedCatalog = `)
 // typeName is t's name as package rental spells it.
 func typeName(t reflect.Type) string { return strings.ReplaceAll(t.String(), "rental.", "") }
 
-// goLit writes v as a Go expression of its own type.
-func goLit(b *bytes.Buffer, v reflect.Value) error {
+// goLit writes v as a Go expression of its own type; elide leaves out the type of a
+// struct that is an element of a slice, array or map (Go infers it there). A struct of
+// scalars is written on one line.
+func goLit(b *bytes.Buffer, v reflect.Value, elide bool) error {
 	switch v.Kind() {
 	case reflect.Bool:
 		b.WriteString(strconv.FormatBool(v.Bool()))
@@ -62,21 +64,29 @@ func goLit(b *bytes.Buffer, v reflect.Value) error {
 			return fmt.Errorf("%s: only pointers to structs are written", v.Type())
 		}
 		b.WriteByte('&')
-		return goLit(b, v.Elem())
+		return goLit(b, v.Elem(), false)
 	case reflect.Struct:
-		b.WriteString(typeName(v.Type()))
-		b.WriteString("{\n")
+		if !elide {
+			b.WriteString(typeName(v.Type()))
+		}
 		t := v.Type()
+		sep := ",\n"
+		if scalars(t) {
+			sep = ", "
+			b.WriteString("{")
+		} else {
+			b.WriteString("{\n")
+		}
 		for i := 0; i < v.NumField(); i++ {
 			if v.Field(i).IsZero() {
 				continue
 			}
 			b.WriteString(t.Field(i).Name)
 			b.WriteString(": ")
-			if err := goLit(b, v.Field(i)); err != nil {
+			if err := goLit(b, v.Field(i), false); err != nil {
 				return err
 			}
-			b.WriteString(",\n")
+			b.WriteString(sep)
 		}
 		b.WriteString("}")
 	case reflect.Slice, reflect.Array:
@@ -87,7 +97,7 @@ func goLit(b *bytes.Buffer, v reflect.Value) error {
 		b.WriteString(typeName(v.Type()))
 		b.WriteString("{")
 		for i := 0; i < v.Len(); i++ {
-			if err := goLit(b, v.Index(i)); err != nil {
+			if err := goLit(b, v.Index(i), true); err != nil {
 				return err
 			}
 			b.WriteString(", ")
@@ -106,11 +116,11 @@ func goLit(b *bytes.Buffer, v reflect.Value) error {
 		b.WriteString(typeName(v.Type()))
 		b.WriteString("{\n")
 		for _, k := range keys {
-			if err := goLit(b, k); err != nil {
+			if err := goLit(b, k, true); err != nil {
 				return err
 			}
 			b.WriteString(": ")
-			if err := goLit(b, v.MapIndex(k)); err != nil {
+			if err := goLit(b, v.MapIndex(k), true); err != nil {
 				return err
 			}
 			b.WriteString(",\n")
@@ -120,4 +130,17 @@ func goLit(b *bytes.Buffer, v reflect.Value) error {
 		return fmt.Errorf("%s: kind %s is not written", v.Type(), v.Kind())
 	}
 	return nil
+}
+
+// scalars reports whether every field of struct type t is a bool, number or string.
+func scalars(t reflect.Type) bool {
+	for i := 0; i < t.NumField(); i++ {
+		switch t.Field(i).Type.Kind() {
+		case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return false
+		}
+	}
+	return true
 }

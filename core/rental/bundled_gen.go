@@ -11,534 +11,84 @@ var preparedCatalog = Catalog{
 	currency:   "NZD",
 	maxHire:    90,
 	maxAdvance: 730,
-	depots: []Depot{Depot{
-		ID:   1,
-		Name: "Auckland Airport",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	depots: []Depot{{
+		ID:           1,
+		Name:         "Auckland Airport",
+		PickupTimes:  []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "15:30", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "13:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:00", Day: "weekday"}, {Time: "09:30", Day: "weekday"}, {Time: "12:00", Day: "weekday"}, {Time: "15:00", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:00-16:30, Saturday and Sunday 09:00-14:00. Closed on New Year's Day, Good Friday and Christmas Day.",
-	}, Depot{
-		ID:   2,
-		Name: "Christchurch Airport",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           2,
+		Name:         "Christchurch Airport",
+		PickupTimes:  []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "15:30", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "13:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:00", Day: "weekday"}, {Time: "09:30", Day: "weekday"}, {Time: "12:00", Day: "weekday"}, {Time: "15:00", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:00-16:30, Saturday and Sunday 09:00-14:00. Closed on New Year's Day, Good Friday and Christmas Day.",
-	}, Depot{
-		ID:   3,
-		Name: "Queenstown",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           3,
+		Name:         "Queenstown",
+		PickupTimes:  []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "11:00", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:30", Day: "weekday"}, {Time: "13:30", Day: "weekday"}, {Time: "09:30", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:30-16:00, Saturday and Sunday 09:30-13:00. Closed on New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   4,
-		Name: "Wellington",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           4,
+		Name:         "Wellington",
+		PickupTimes:  []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "11:30", Day: "weekday"}, {Time: "14:30", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:30", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "09:30", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:30-16:00, Saturday and Sunday 09:30-12:00. Closed on New Year's Day, Day after New Year's Day, Good Friday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   5,
-		Name: "Picton Ferry Terminal",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           5,
+		Name:         "Picton Ferry Terminal",
+		PickupTimes:  []TimeSlot{{Time: "10:00", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "11:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 09:00-15:00, Saturday and Sunday 10:00-12:00, timed around the Cook Strait ferries. Closed on New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   6,
-		Name: "Dunedin",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekday",
-		}},
+	}, {
+		ID:           6,
+		Name:         "Dunedin",
+		PickupTimes:  []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}},
+		DropOffTimes: []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "12:00", Day: "weekday"}},
 		OpeningHours: "Closed until further notice.",
-	}, Depot{
-		ID:   7,
-		Name: "Rotorua",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           7,
+		Name:         "Rotorua",
+		PickupTimes:  []TimeSlot{{Time: "09:30", Day: "weekday"}, {Time: "13:30", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "12:30", Day: "weekday"}, {Time: "09:30", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 09:00-15:30, Saturday and Sunday 09:30-12:00. Closed on New Year's Day, Day after New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
 	}},
-	depotX: []depotData{depotData{
+	depotX: []depotData{{
 		active: true,
 		notice: 1,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		}, closure{
-			date: 21177,
-			name: "Christmas Day",
-		}, closure{
-			date: 21184,
-			name: "New Year's Day",
-		}, closure{
-			date: 21288,
-			name: "Good Friday",
-		},
-			closure{
-				date: 21543,
-				name: "Christmas Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20812, name: "Christmas Day"}, {date: 20819, name: "New Year's Day"}, {date: 20903, name: "Good Friday"}, {date: 21177, name: "Christmas Day"}, {date: 21184, name: "New Year's Day"}, {date: 21288, name: "Good Friday"},
+			{date: 21543, name: "Christmas Day"}},
+	}, {
 		active: true,
 		notice: 1,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		}, closure{
-			date: 21177,
-			name: "Christmas Day",
-		}, closure{
-			date: 21184,
-			name: "New Year's Day",
-		}, closure{
-			date: 21288,
-			name: "Good Friday",
-		},
-			closure{
-				date: 21543,
-				name: "Christmas Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20812, name: "Christmas Day"}, {date: 20819, name: "New Year's Day"}, {date: 20903, name: "Good Friday"}, {date: 21177, name: "Christmas Day"}, {date: 21184, name: "New Year's Day"}, {date: 21288, name: "Good Friday"},
+			{date: 21543, name: "Christmas Day"}},
+	}, {
 		active: true,
 		notice: 2,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20549,
-			name: "Easter Monday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20813,
-			name: "Boxing Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		}, closure{
-			date: 20906,
-			name: "Easter Monday",
-		},
-			closure{
-				date: 21177,
-				name: "Christmas Day",
-			}, closure{
-				date: 21178,
-				name: "Boxing Day",
-			}, closure{
-				date: 21184,
-				name: "New Year's Day",
-			}, closure{
-				date: 21288,
-				name: "Good Friday",
-			}, closure{
-				date: 21291,
-				name: "Easter Monday",
-			}, closure{
-				date: 21543,
-				name: "Christmas Day",
-			}, closure{
-				date: 21544,
-				name: "Boxing Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20549, name: "Easter Monday"}, {date: 20812, name: "Christmas Day"}, {date: 20813, name: "Boxing Day"}, {date: 20819, name: "New Year's Day"}, {date: 20903, name: "Good Friday"}, {date: 20906, name: "Easter Monday"},
+			{date: 21177, name: "Christmas Day"}, {date: 21178, name: "Boxing Day"}, {date: 21184, name: "New Year's Day"}, {date: 21288, name: "Good Friday"}, {date: 21291, name: "Easter Monday"}, {date: 21543, name: "Christmas Day"}, {date: 21544, name: "Boxing Day"}},
+	}, {
 		active: true,
 		notice: 1,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20455,
-			name: "Day after New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20813,
-			name: "Boxing Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20820,
-			name: "Day after New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		},
-			closure{
-				date: 21177,
-				name: "Christmas Day",
-			}, closure{
-				date: 21178,
-				name: "Boxing Day",
-			}, closure{
-				date: 21184,
-				name: "New Year's Day",
-			}, closure{
-				date: 21185,
-				name: "Day after New Year's Day",
-			}, closure{
-				date: 21288,
-				name: "Good Friday",
-			}, closure{
-				date: 21543,
-				name: "Christmas Day",
-			}, closure{
-				date: 21544,
-				name: "Boxing Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20455, name: "Day after New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20812, name: "Christmas Day"}, {date: 20813, name: "Boxing Day"}, {date: 20819, name: "New Year's Day"}, {date: 20820, name: "Day after New Year's Day"}, {date: 20903, name: "Good Friday"},
+			{date: 21177, name: "Christmas Day"}, {date: 21178, name: "Boxing Day"}, {date: 21184, name: "New Year's Day"}, {date: 21185, name: "Day after New Year's Day"}, {date: 21288, name: "Good Friday"}, {date: 21543, name: "Christmas Day"}, {date: 21544, name: "Boxing Day"}},
+	}, {
 		active: true,
 		notice: 2,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20549,
-			name: "Easter Monday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20813,
-			name: "Boxing Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		}, closure{
-			date: 20906,
-			name: "Easter Monday",
-		},
-			closure{
-				date: 21177,
-				name: "Christmas Day",
-			}, closure{
-				date: 21178,
-				name: "Boxing Day",
-			}, closure{
-				date: 21184,
-				name: "New Year's Day",
-			}, closure{
-				date: 21288,
-				name: "Good Friday",
-			}, closure{
-				date: 21291,
-				name: "Easter Monday",
-			}, closure{
-				date: 21543,
-				name: "Christmas Day",
-			}, closure{
-				date: 21544,
-				name: "Boxing Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20549, name: "Easter Monday"}, {date: 20812, name: "Christmas Day"}, {date: 20813, name: "Boxing Day"}, {date: 20819, name: "New Year's Day"}, {date: 20903, name: "Good Friday"}, {date: 20906, name: "Easter Monday"},
+			{date: 21177, name: "Christmas Day"}, {date: 21178, name: "Boxing Day"}, {date: 21184, name: "New Year's Day"}, {date: 21288, name: "Good Friday"}, {date: 21291, name: "Easter Monday"}, {date: 21543, name: "Christmas Day"}, {date: 21544, name: "Boxing Day"}},
+	}, {
 		notice: 2,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20813,
-			name: "Boxing Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20903,
-			name: "Good Friday",
-		}, closure{
-			date: 21177,
-			name: "Christmas Day",
-		}, closure{
-			date: 21178,
-			name: "Boxing Day",
-		},
-			closure{
-				date: 21184,
-				name: "New Year's Day",
-			}, closure{
-				date: 21288,
-				name: "Good Friday",
-			}, closure{
-				date: 21543,
-				name: "Christmas Day",
-			}, closure{
-				date: 21544,
-				name: "Boxing Day",
-			}},
-	}, depotData{
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20812, name: "Christmas Day"}, {date: 20813, name: "Boxing Day"}, {date: 20819, name: "New Year's Day"}, {date: 20903, name: "Good Friday"}, {date: 21177, name: "Christmas Day"}, {date: 21178, name: "Boxing Day"},
+			{date: 21184, name: "New Year's Day"}, {date: 21288, name: "Good Friday"}, {date: 21543, name: "Christmas Day"}, {date: 21544, name: "Boxing Day"}},
+	}, {
 		active: true,
 		notice: 3,
-		closed: []closure{closure{
-			date: 20454,
-			name: "New Year's Day",
-		}, closure{
-			date: 20455,
-			name: "Day after New Year's Day",
-		}, closure{
-			date: 20546,
-			name: "Good Friday",
-		}, closure{
-			date: 20549,
-			name: "Easter Monday",
-		}, closure{
-			date: 20812,
-			name: "Christmas Day",
-		}, closure{
-			date: 20813,
-			name: "Boxing Day",
-		}, closure{
-			date: 20819,
-			name: "New Year's Day",
-		}, closure{
-			date: 20820,
-			name: "Day after New Year's Day",
-		},
-			closure{
-				date: 20903,
-				name: "Good Friday",
-			}, closure{
-				date: 20906,
-				name: "Easter Monday",
-			}, closure{
-				date: 21177,
-				name: "Christmas Day",
-			}, closure{
-				date: 21178,
-				name: "Boxing Day",
-			}, closure{
-				date: 21184,
-				name: "New Year's Day",
-			}, closure{
-				date: 21185,
-				name: "Day after New Year's Day",
-			}, closure{
-				date: 21288,
-				name: "Good Friday",
-			}, closure{
-				date: 21291,
-				name: "Easter Monday",
-			},
-			closure{
-				date: 21543,
-				name: "Christmas Day",
-			}, closure{
-				date: 21544,
-				name: "Boxing Day",
-			}},
+		closed: []closure{{date: 20454, name: "New Year's Day"}, {date: 20455, name: "Day after New Year's Day"}, {date: 20546, name: "Good Friday"}, {date: 20549, name: "Easter Monday"}, {date: 20812, name: "Christmas Day"}, {date: 20813, name: "Boxing Day"}, {date: 20819, name: "New Year's Day"}, {date: 20820, name: "Day after New Year's Day"},
+			{date: 20903, name: "Good Friday"}, {date: 20906, name: "Easter Monday"}, {date: 21177, name: "Christmas Day"}, {date: 21178, name: "Boxing Day"}, {date: 21184, name: "New Year's Day"}, {date: 21185, name: "Day after New Year's Day"}, {date: 21288, name: "Good Friday"}, {date: 21291, name: "Easter Monday"},
+			{date: 21543, name: "Christmas Day"}, {date: 21544, name: "Boxing Day"}},
 	}},
 	depotIdx: map[int64]int32{
 		1: 0,
@@ -549,332 +99,89 @@ var preparedCatalog = Catalog{
 		6: 5,
 		7: 6,
 	},
-	active: []Depot{Depot{
-		ID:   1,
-		Name: "Auckland Airport",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	active: []Depot{{
+		ID:           1,
+		Name:         "Auckland Airport",
+		PickupTimes:  []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "15:30", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "13:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:00", Day: "weekday"}, {Time: "09:30", Day: "weekday"}, {Time: "12:00", Day: "weekday"}, {Time: "15:00", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:00-16:30, Saturday and Sunday 09:00-14:00. Closed on New Year's Day, Good Friday and Christmas Day.",
-	}, Depot{
-		ID:   2,
-		Name: "Christchurch Airport",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "15:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:00",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           2,
+		Name:         "Christchurch Airport",
+		PickupTimes:  []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "15:30", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "13:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:00", Day: "weekday"}, {Time: "09:30", Day: "weekday"}, {Time: "12:00", Day: "weekday"}, {Time: "15:00", Day: "weekday"}, {Time: "09:00", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:00-16:30, Saturday and Sunday 09:00-14:00. Closed on New Year's Day, Good Friday and Christmas Day.",
-	}, Depot{
-		ID:   3,
-		Name: "Queenstown",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}, TimeSlot{
-			Time: "12:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           3,
+		Name:         "Queenstown",
+		PickupTimes:  []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "11:00", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:30", Day: "weekday"}, {Time: "13:30", Day: "weekday"}, {Time: "09:30", Day: "weekend"}, {Time: "12:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:30-16:00, Saturday and Sunday 09:30-13:00. Closed on New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   4,
-		Name: "Wellington",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "08:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           4,
+		Name:         "Wellington",
+		PickupTimes:  []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "11:30", Day: "weekday"}, {Time: "14:30", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "08:30", Day: "weekday"}, {Time: "10:30", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "09:30", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 08:30-16:00, Saturday and Sunday 09:30-12:00. Closed on New Year's Day, Day after New Year's Day, Good Friday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   5,
-		Name: "Picton Ferry Terminal",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "10:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "14:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "11:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           5,
+		Name:         "Picton Ferry Terminal",
+		PickupTimes:  []TimeSlot{{Time: "10:00", Day: "weekday"}, {Time: "14:00", Day: "weekday"}, {Time: "11:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "13:00", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 09:00-15:00, Saturday and Sunday 10:00-12:00, timed around the Cook Strait ferries. Closed on New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
-	}, Depot{
-		ID:   7,
-		Name: "Rotorua",
-		PickupTimes: []TimeSlot{TimeSlot{
-			Time: "09:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "13:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "10:00",
-			Day:  "weekend",
-		}},
-		DropOffTimes: []TimeSlot{TimeSlot{
-			Time: "09:00",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "12:30",
-			Day:  "weekday",
-		}, TimeSlot{
-			Time: "09:30",
-			Day:  "weekend",
-		}},
+	}, {
+		ID:           7,
+		Name:         "Rotorua",
+		PickupTimes:  []TimeSlot{{Time: "09:30", Day: "weekday"}, {Time: "13:30", Day: "weekday"}, {Time: "10:00", Day: "weekend"}},
+		DropOffTimes: []TimeSlot{{Time: "09:00", Day: "weekday"}, {Time: "12:30", Day: "weekday"}, {Time: "09:30", Day: "weekend"}},
 		OpeningHours: "Monday to Friday 09:00-15:30, Saturday and Sunday 09:30-12:00. Closed on New Year's Day, Day after New Year's Day, Good Friday, Easter Monday, Christmas Day and Boxing Day.",
 	}},
-	vehicles: []Vehicle{Vehicle{
-		ID:           1,
-		Name:         "Tui 2-Berth Compact",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/tui-2-compact.jpg",
-		Class:        "compact",
-		Berths:       2,
-		Transmission: "manual",
-	}, Vehicle{
-		ID:           2,
-		Name:         "Kiwi Hi-Top 2",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/kiwi-hi-top-2.jpg",
-		Class:        "compact",
-		Berths:       2,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           3,
-		Name:         "Weka 3-Berth Campervan",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/weka-3-campervan.jpg",
-		Class:        "campervan",
-		Berths:       3,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           4,
-		Name:         "Kereru 2+1 Campervan",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/kereru-2-1-campervan.jpg",
-		Class:        "campervan",
-		Berths:       3,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           5,
-		Name:         "Pukeko 4-Berth Campervan",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/pukeko-4-campervan.jpg",
-		Class:        "campervan",
-		Berths:       4,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           6,
-		Name:         "Kaka 2-Berth Deluxe Motorhome",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/kaka-2-deluxe.jpg",
-		Class:        "motorhome",
-		Berths:       2,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           7,
-		Name:         "Takahe 4-Berth Motorhome",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/takahe-4-motorhome.jpg",
-		Class:        "motorhome",
-		Berths:       4,
-		Transmission: "automatic",
-	}, Vehicle{
-		ID:           8,
-		Name:         "Kotuku 4-Berth Platinum",
-		ImageURL:     "https://images.example-campers.co.nz/fleet/kotuku-4-platinum.jpg",
-		Class:        "motorhome",
-		Berths:       4,
-		Transmission: "automatic",
-	},
-		Vehicle{
-			ID:           9,
-			Name:         "Moa 6-Berth Motorhome",
-			ImageURL:     "https://images.example-campers.co.nz/fleet/moa-6-motorhome.jpg",
-			Class:        "motorhome",
-			Berths:       6,
-			Transmission: "automatic",
-		}, Vehicle{
-			ID:           10,
-			Name:         "Albatross 6-Berth Family",
-			ImageURL:     "https://images.example-campers.co.nz/fleet/albatross-6-family.jpg",
-			Class:        "motorhome",
-			Berths:       6,
-			Transmission: "automatic",
-		}, Vehicle{
-			ID:           11,
-			Name:         "Ruru 2-Berth Eco Campervan",
-			ImageURL:     "https://images.example-campers.co.nz/fleet/ruru-2-eco.jpg",
-			Class:        "campervan",
-			Berths:       2,
-			Transmission: "automatic",
-		}, Vehicle{
-			ID:           12,
-			Name:         "Piwakawaka 5-Berth Motorhome",
-			ImageURL:     "https://images.example-campers.co.nz/fleet/piwakawaka-5-motorhome.jpg",
-			Class:        "motorhome",
-			Berths:       5,
-			Transmission: "automatic",
-		}},
-	vehicleX: []vehicleData{vehicleData{
+	vehicles: []Vehicle{{ID: 1, Name: "Tui 2-Berth Compact", ImageURL: "https://images.example-campers.co.nz/fleet/tui-2-compact.jpg", Class: "compact", Berths: 2, Transmission: "manual"}, {ID: 2, Name: "Kiwi Hi-Top 2", ImageURL: "https://images.example-campers.co.nz/fleet/kiwi-hi-top-2.jpg", Class: "compact", Berths: 2, Transmission: "automatic"}, {ID: 3, Name: "Weka 3-Berth Campervan", ImageURL: "https://images.example-campers.co.nz/fleet/weka-3-campervan.jpg", Class: "campervan", Berths: 3, Transmission: "automatic"}, {ID: 4, Name: "Kereru 2+1 Campervan", ImageURL: "https://images.example-campers.co.nz/fleet/kereru-2-1-campervan.jpg", Class: "campervan", Berths: 3, Transmission: "automatic"}, {ID: 5, Name: "Pukeko 4-Berth Campervan", ImageURL: "https://images.example-campers.co.nz/fleet/pukeko-4-campervan.jpg", Class: "campervan", Berths: 4, Transmission: "automatic"}, {ID: 6, Name: "Kaka 2-Berth Deluxe Motorhome", ImageURL: "https://images.example-campers.co.nz/fleet/kaka-2-deluxe.jpg", Class: "motorhome", Berths: 2, Transmission: "automatic"}, {ID: 7, Name: "Takahe 4-Berth Motorhome", ImageURL: "https://images.example-campers.co.nz/fleet/takahe-4-motorhome.jpg", Class: "motorhome", Berths: 4, Transmission: "automatic"}, {ID: 8, Name: "Kotuku 4-Berth Platinum", ImageURL: "https://images.example-campers.co.nz/fleet/kotuku-4-platinum.jpg", Class: "motorhome", Berths: 4, Transmission: "automatic"},
+		{ID: 9, Name: "Moa 6-Berth Motorhome", ImageURL: "https://images.example-campers.co.nz/fleet/moa-6-motorhome.jpg", Class: "motorhome", Berths: 6, Transmission: "automatic"}, {ID: 10, Name: "Albatross 6-Berth Family", ImageURL: "https://images.example-campers.co.nz/fleet/albatross-6-family.jpg", Class: "motorhome", Berths: 6, Transmission: "automatic"}, {ID: 11, Name: "Ruru 2-Berth Eco Campervan", ImageURL: "https://images.example-campers.co.nz/fleet/ruru-2-eco.jpg", Class: "campervan", Berths: 2, Transmission: "automatic"}, {ID: 12, Name: "Piwakawaka 5-Berth Motorhome", ImageURL: "https://images.example-campers.co.nz/fleet/piwakawaka-5-motorhome.jpg", Class: "motorhome", Berths: 5, Transmission: "automatic"}},
+	vehicleX: []vehicleData{{
 		rates:   [8]int64{5900, 8900, 14900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{2, 3, 5, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		rates:   [8]int64{6900, 9900, 16900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{2, 3, 5, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   1,
 		rates:   [8]int64{8900, 12900, 21900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{3, 4, 7, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   1,
 		rates:   [8]int64{9500, 13900, 22900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{3, 4, 7, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   1,
 		rates:   [8]int64{10900, 15900, 25900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{3, 5, 7, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   2,
 		rates:   [8]int64{12900, 17900, 28900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{3, 5, 7, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   2,
 		rates:   [8]int64{14900, 19900, 32900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{3, 5, 8, 0, 0, 0, 0, 0},
-	}, vehicleData{
+	}, {
 		class:   2,
 		rates:   [8]int64{17900, 24900, 39900, 0, 0, 0, 0, 0},
 		minDays: [8]int32{4, 5, 8, 0, 0, 0, 0, 0},
 	},
-		vehicleData{
+		{
 			class:   2,
 			rates:   [8]int64{16900, 22900, 36900, 0, 0, 0, 0, 0},
 			minDays: [8]int32{4, 5, 8, 0, 0, 0, 0, 0},
-		}, vehicleData{
+		}, {
 			class:   2,
 			rates:   [8]int64{18900, 25900, 41900, 0, 0, 0, 0, 0},
 			minDays: [8]int32{4, 6, 10, 0, 0, 0, 0, 0},
-		}, vehicleData{
+		}, {
 			class:   1,
 			rates:   [8]int64{7900, 11900, 18900, 0, 0, 0, 0, 0},
 			minDays: [8]int32{2, 3, 5, 0, 0, 0, 0, 0},
-		}, vehicleData{
+		}, {
 			class:   2,
 			rates:   [8]int64{15900, 21900, 34900, 0, 0, 0, 0, 0},
 			minDays: [8]int32{3, 5, 8, 0, 0, 0, 0, 0},
@@ -1455,194 +762,10 @@ var preparedCatalog = Catalog{
 		0},
 	waiver:  14,
 	classes: []string{"compact", "campervan", "motorhome"},
-	accByClass: [][]Accessory{[]Accessory{Accessory{
-		ID:          2,
-		Name:        "Camping chair",
-		PriceCents:  1500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:          3,
-		Name:        "Camping table",
-		PriceCents:  2000,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:          4,
-		Name:        "Snow chains",
-		PriceCents:  4500,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:             5,
-		Name:           "GPS navigation unit",
-		PriceCents:     800,
-		PerDay:         true,
-		MaxChargeCents: 8000,
-		MaxQuantity:    1,
-	}, Accessory{
-		ID:          6,
-		Name:        "Bedding pack (per person)",
-		PriceCents:  3500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:             8,
-		Name:           "Diesel heater",
-		PriceCents:     900,
-		PerDay:         true,
-		MaxChargeCents: 9000,
-		MaxQuantity:    1,
-	}}, []Accessory{Accessory{
-		ID:             1,
-		Name:           "Child safety seat",
-		PriceCents:     1200,
-		PerDay:         true,
-		MaxChargeCents: 12000,
-		MaxQuantity:    2,
-	}, Accessory{
-		ID:          2,
-		Name:        "Camping chair",
-		PriceCents:  1500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:          3,
-		Name:        "Camping table",
-		PriceCents:  2000,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:          4,
-		Name:        "Snow chains",
-		PriceCents:  4500,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:             5,
-		Name:           "GPS navigation unit",
-		PriceCents:     800,
-		PerDay:         true,
-		MaxChargeCents: 8000,
-		MaxQuantity:    1,
-	}, Accessory{
-		ID:          6,
-		Name:        "Bedding pack (per person)",
-		PriceCents:  3500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:          7,
-		Name:        "Portable BBQ",
-		PriceCents:  4000,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:             8,
-		Name:           "Diesel heater",
-		PriceCents:     900,
-		PerDay:         true,
-		MaxChargeCents: 9000,
-		MaxQuantity:    1,
-	},
-		Accessory{
-			ID:             9,
-			Name:           "Bike rack",
-			PriceCents:     1000,
-			PerDay:         true,
-			MaxChargeCents: 10000,
-			MaxQuantity:    1,
-		}}, []Accessory{Accessory{
-		ID:             1,
-		Name:           "Child safety seat",
-		PriceCents:     1200,
-		PerDay:         true,
-		MaxChargeCents: 12000,
-		MaxQuantity:    2,
-	}, Accessory{
-		ID:          2,
-		Name:        "Camping chair",
-		PriceCents:  1500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:          3,
-		Name:        "Camping table",
-		PriceCents:  2000,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:          4,
-		Name:        "Snow chains",
-		PriceCents:  4500,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:             5,
-		Name:           "GPS navigation unit",
-		PriceCents:     800,
-		PerDay:         true,
-		MaxChargeCents: 8000,
-		MaxQuantity:    1,
-	}, Accessory{
-		ID:          6,
-		Name:        "Bedding pack (per person)",
-		PriceCents:  3500,
-		MaxQuantity: 6,
-	}, Accessory{
-		ID:          7,
-		Name:        "Portable BBQ",
-		PriceCents:  4000,
-		MaxQuantity: 1,
-	}, Accessory{
-		ID:             9,
-		Name:           "Bike rack",
-		PriceCents:     1000,
-		PerDay:         true,
-		MaxChargeCents: 10000,
-		MaxQuantity:    1,
-	},
-		Accessory{
-			ID:             10,
-			Name:           "Baby booster seat",
-			PriceCents:     800,
-			PerDay:         true,
-			MaxChargeCents: 8000,
-			MaxQuantity:    3,
-		}, Accessory{
-			ID:          11,
-			Name:        "Outdoor shower tent",
-			PriceCents:  2500,
-			MaxQuantity: 1,
-		}}},
-	insByClass: [][]InsurancePlan{[]InsurancePlan{InsurancePlan{
-		ID:   21,
-		Name: "Standard cover (NZ$3,000 excess)",
-	}, InsurancePlan{
-		ID:         22,
-		Name:       "Excess reduction (NZ$750 excess)",
-		PriceCents: 2500,
-		MaxDays:    30,
-	}, InsurancePlan{
-		ID:         23,
-		Name:       "Zero excess (NZ$0 excess)",
-		PriceCents: 3500,
-		MaxDays:    10,
-	}}, []InsurancePlan{InsurancePlan{
-		ID:   31,
-		Name: "Standard cover (NZ$4,000 excess)",
-	}, InsurancePlan{
-		ID:         32,
-		Name:       "Excess reduction (NZ$1,000 excess)",
-		PriceCents: 3200,
-		MaxDays:    30,
-	}, InsurancePlan{
-		ID:         33,
-		Name:       "Zero excess (NZ$0 excess)",
-		PriceCents: 4500,
-		MaxDays:    10,
-	}}, []InsurancePlan{InsurancePlan{
-		ID:   41,
-		Name: "Standard cover (NZ$7,500 excess)",
-	}, InsurancePlan{
-		ID:         42,
-		Name:       "Excess reduction (NZ$1,500 excess)",
-		PriceCents: 3900,
-		MaxDays:    30,
-	}, InsurancePlan{
-		ID:         43,
-		Name:       "Zero excess (NZ$0 excess)",
-		PriceCents: 5500,
-		MaxDays:    10,
-	}}},
+	accByClass: [][]Accessory{[]Accessory{{ID: 2, Name: "Camping chair", PriceCents: 1500, MaxQuantity: 6}, {ID: 3, Name: "Camping table", PriceCents: 2000, MaxQuantity: 1}, {ID: 4, Name: "Snow chains", PriceCents: 4500, MaxQuantity: 1}, {ID: 5, Name: "GPS navigation unit", PriceCents: 800, PerDay: true, MaxChargeCents: 8000, MaxQuantity: 1}, {ID: 6, Name: "Bedding pack (per person)", PriceCents: 3500, MaxQuantity: 6}, {ID: 8, Name: "Diesel heater", PriceCents: 900, PerDay: true, MaxChargeCents: 9000, MaxQuantity: 1}}, []Accessory{{ID: 1, Name: "Child safety seat", PriceCents: 1200, PerDay: true, MaxChargeCents: 12000, MaxQuantity: 2}, {ID: 2, Name: "Camping chair", PriceCents: 1500, MaxQuantity: 6}, {ID: 3, Name: "Camping table", PriceCents: 2000, MaxQuantity: 1}, {ID: 4, Name: "Snow chains", PriceCents: 4500, MaxQuantity: 1}, {ID: 5, Name: "GPS navigation unit", PriceCents: 800, PerDay: true, MaxChargeCents: 8000, MaxQuantity: 1}, {ID: 6, Name: "Bedding pack (per person)", PriceCents: 3500, MaxQuantity: 6}, {ID: 7, Name: "Portable BBQ", PriceCents: 4000, MaxQuantity: 1}, {ID: 8, Name: "Diesel heater", PriceCents: 900, PerDay: true, MaxChargeCents: 9000, MaxQuantity: 1},
+		{ID: 9, Name: "Bike rack", PriceCents: 1000, PerDay: true, MaxChargeCents: 10000, MaxQuantity: 1}}, []Accessory{{ID: 1, Name: "Child safety seat", PriceCents: 1200, PerDay: true, MaxChargeCents: 12000, MaxQuantity: 2}, {ID: 2, Name: "Camping chair", PriceCents: 1500, MaxQuantity: 6}, {ID: 3, Name: "Camping table", PriceCents: 2000, MaxQuantity: 1}, {ID: 4, Name: "Snow chains", PriceCents: 4500, MaxQuantity: 1}, {ID: 5, Name: "GPS navigation unit", PriceCents: 800, PerDay: true, MaxChargeCents: 8000, MaxQuantity: 1}, {ID: 6, Name: "Bedding pack (per person)", PriceCents: 3500, MaxQuantity: 6}, {ID: 7, Name: "Portable BBQ", PriceCents: 4000, MaxQuantity: 1}, {ID: 9, Name: "Bike rack", PriceCents: 1000, PerDay: true, MaxChargeCents: 10000, MaxQuantity: 1},
+		{ID: 10, Name: "Baby booster seat", PriceCents: 800, PerDay: true, MaxChargeCents: 8000, MaxQuantity: 3}, {ID: 11, Name: "Outdoor shower tent", PriceCents: 2500, MaxQuantity: 1}}},
+	insByClass: [][]InsurancePlan{[]InsurancePlan{{ID: 21, Name: "Standard cover (NZ$3,000 excess)"}, {ID: 22, Name: "Excess reduction (NZ$750 excess)", PriceCents: 2500, MaxDays: 30}, {ID: 23, Name: "Zero excess (NZ$0 excess)", PriceCents: 3500, MaxDays: 10}}, []InsurancePlan{{ID: 31, Name: "Standard cover (NZ$4,000 excess)"}, {ID: 32, Name: "Excess reduction (NZ$1,000 excess)", PriceCents: 3200, MaxDays: 30}, {ID: 33, Name: "Zero excess (NZ$0 excess)", PriceCents: 4500, MaxDays: 10}}, []InsurancePlan{{ID: 41, Name: "Standard cover (NZ$7,500 excess)"}, {ID: 42, Name: "Excess reduction (NZ$1,500 excess)", PriceCents: 3900, MaxDays: 30}, {ID: 43, Name: "Zero excess (NZ$0 excess)", PriceCents: 5500, MaxDays: 10}}},
 	accessoryIDs: map[int64]string{
 		1:  "Child safety seat",
 		10: "Baby booster seat",
@@ -1694,31 +817,6 @@ var preparedCatalog = Catalog{
 			8, 8, 8, 8, 8, 8, 8, 8,
 			8, 8, 8, 8, 8, 8, 8, 8,
 			8, 8, 8, 8, 8},
-		blocked: []span{span{
-			from: 360,
-			to:   372,
-		}, span{
-			from: 433,
-			to:   443,
-		}, span{
-			from: 353,
-			to:   370,
-		}, span{
-			from: 455,
-			to:   468,
-		}, span{
-			from: 361,
-			to:   368,
-		}, span{
-			from: 718,
-			to:   739,
-		}, span{
-			from: 366,
-			to:   384,
-		}, span{
-			from: 348,
-			to:   410,
-		},
-		},
+		blocked: []span{{from: 360, to: 372}, {from: 433, to: 443}, {from: 353, to: 370}, {from: 455, to: 468}, {from: 361, to: 368}, {from: 718, to: 739}, {from: 366, to: 384}, {from: 348, to: 410}},
 	},
 }

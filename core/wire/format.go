@@ -76,30 +76,47 @@ func appendArg(b []byte, verb byte, a any) []byte {
 		}
 		return append(b, s...)
 	case 'd':
-		switch v := a.(type) {
-		case int:
-			return strconv.AppendInt(b, int64(v), 10)
-		case int8:
-			return strconv.AppendInt(b, int64(v), 10)
-		case int16:
-			return strconv.AppendInt(b, int64(v), 10)
-		case int32:
-			return strconv.AppendInt(b, int64(v), 10)
-		case int64:
-			return strconv.AppendInt(b, v, 10)
-		case uint:
-			return strconv.AppendUint(b, uint64(v), 10)
-		case uint8:
-			return strconv.AppendUint(b, uint64(v), 10)
-		case uint16:
-			return strconv.AppendUint(b, uint64(v), 10)
-		case uint32:
-			return strconv.AppendUint(b, uint64(v), 10)
-		case uint64:
-			return strconv.AppendUint(b, v, 10)
+		if neg, mag, ok := integer(a); ok {
+			if neg {
+				b = append(b, '-')
+			}
+			return strconv.AppendUint(b, mag, 10)
 		}
 	}
 	return badVerb(b, verb)
+}
+
+// integer returns a as a sign and a magnitude, for every integer type.
+func integer(a any) (neg bool, mag uint64, ok bool) {
+	var i int64
+	switch v := a.(type) {
+	case int:
+		i = int64(v)
+	case int8:
+		i = int64(v)
+	case int16:
+		i = int64(v)
+	case int32:
+		i = int64(v)
+	case int64:
+		i = v
+	case uint:
+		return false, uint64(v), true
+	case uint8:
+		return false, uint64(v), true
+	case uint16:
+		return false, uint64(v), true
+	case uint32:
+		return false, uint64(v), true
+	case uint64:
+		return false, v, true
+	default:
+		return false, 0, false
+	}
+	if i < 0 {
+		return true, uint64(-(i + 1)) + 1, true // -(i+1) fits for the smallest int64 too
+	}
+	return false, uint64(i), true
 }
 
 func badVerb(b []byte, verb byte) []byte {
