@@ -1,7 +1,14 @@
-// Package data holds the bundled snapshot of the upstream reservation system. No logic.
+// Package data holds the bundled snapshot of the upstream reservation system. No logic
+// beyond reading it: Files (embedded) and ReadDir (another snapshot on disk, for the
+// build tools).
 package data
 
-import _ "embed"
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 //go:embed depots.json
 var depots []byte
@@ -35,4 +42,25 @@ func Files() map[string][]byte {
 		"bookings.json": bookings,
 		"policy.json":   policy,
 	}
+}
+
+// ReadDir reads the *.json files of dir by base name, in the form of Files: another
+// snapshot (build/checksnapshot) or a bookings feed (build/publish).
+func ReadDir(dir string) (map[string][]byte, error) {
+	ms, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("%s has no *.json files", dir)
+	}
+	files := map[string][]byte{}
+	for _, m := range ms {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Base(m)] = b
+	}
+	return files, nil
 }

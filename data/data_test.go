@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -15,5 +16,24 @@ func TestFilesAreValidJSON(t *testing.T) {
 		if len(b) == 0 || !gjson.ValidBytes(b) {
 			t.Errorf("%s: empty or not valid JSON", name)
 		}
+	}
+}
+
+func TestReadDirIsFiles(t *testing.T) {
+	got, err := ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Files()
+	if len(got) != len(want) {
+		t.Fatalf("ReadDir(.) has %d files, Files() %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s: ReadDir differs from the embedded file", name)
+		}
+	}
+	if _, err := ReadDir(t.TempDir()); err == nil {
+		t.Error("ReadDir of an empty directory: no error")
 	}
 }

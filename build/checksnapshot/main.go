@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/data"
@@ -26,20 +25,19 @@ func main() {
 	from := "the bundled snapshot (data/)"
 	if flag.NArg() > 0 {
 		var err error
-		if files, err = readDir(flag.Arg(0)); err != nil {
+		if files, err = data.ReadDir(flag.Arg(0)); err != nil {
 			fmt.Fprintln(os.Stderr, "checksnapshot:", err)
 			os.Exit(1)
 		}
 		from = flag.Arg(0)
 	}
-	msg, err := check(files)
+	cat, msg, err := check(files)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "checksnapshot: %s is not valid: %v\n", from, err)
 		os.Exit(1)
 	}
 	fmt.Println("checksnapshot:", msg)
 	if *goOut != "" {
-		cat, _ := rental.LoadCatalog(files)
 		src, err := bundledSource(cat)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "checksnapshot:", err)
@@ -55,33 +53,13 @@ func main() {
 	}
 }
 
-// check loads files as the Worker does and summarises what it found.
-func check(files map[string][]byte) (string, error) {
+// check loads files through rental.LoadCatalog and summarises what it found.
+func check(files map[string][]byte) (*rental.Catalog, string, error) {
 	cat, err := rental.LoadCatalog(files)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	first, last := cat.CalendarRange()
-	return fmt.Sprintf("snapshot %s valid: %d depots, %d vehicles, rates %s to %s",
+	return cat, fmt.Sprintf("snapshot %s valid: %d depots, %d vehicles, rates %s to %s",
 		cat.Version(), len(cat.Depots()), len(cat.Vehicles()), first, last), nil
-}
-
-// readDir reads every *.json file of dir by base name.
-func readDir(dir string) (map[string][]byte, error) {
-	ms, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("%s has no *.json files", dir)
-	}
-	files := map[string][]byte{}
-	for _, m := range ms {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			return nil, err
-		}
-		files[filepath.Base(m)] = b
-	}
-	return files, nil
 }

@@ -13,7 +13,7 @@ import (
 // TestSnapshotValid is the bundled snapshot's check at test time (make build runs the
 // same check before compiling the module).
 func TestSnapshotValid(t *testing.T) {
-	msg, err := check(data.Files())
+	_, msg, err := check(data.Files())
 	if err != nil {
 		t.Fatalf("bundled snapshot: %v", err)
 	}

@@ -102,7 +102,7 @@ func publish(o options, kv store) (string, error) {
 	files := data.Files()
 	if o.dataDir != "" {
 		var err error
-		if files, err = readDir(o.dataDir); err != nil {
+		if files, err = data.ReadDir(o.dataDir); err != nil {
 			return "", err
 		}
 	}
@@ -166,23 +166,6 @@ func publish(o options, kv store) (string, error) {
 		was = old + " (expires in 1 h)"
 	}
 	return fmt.Sprintf("%s; %s now %s at %s, was %s", what, pointerKey, v, time.Now().UTC().Format(time.RFC3339Nano), was), nil
-}
-
-// readDir reads the *.json files of dir by base name (build/checksnapshot does the same).
-func readDir(dir string) (map[string][]byte, error) {
-	ms, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(ms) == 0 {
-		return nil, fmt.Errorf("%s has no *.json files", dir)
-	}
-	files := map[string][]byte{}
-	for _, m := range ms {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			return nil, err
-		}
-		files[filepath.Base(m)] = b
-	}
-	return files, nil
 }
 
 // wrangler is the namespace through build/wrangler.sh kv.
