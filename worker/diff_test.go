@@ -255,8 +255,10 @@ func TestWasmMalformedABI(t *testing.T) {
 		if err != nil {
 			t.Fatalf("buffer %x (n %d): the module trapped: %v", buf, n, err)
 		}
-		total, _ := a.mod.Memory().ReadUint32Le(uint32(res[0]))
-		out, _ := a.mod.Memory().Read(uint32(res[0]), total)
+		out, err := a.read(uint32(res[0]))
+		if err != nil {
+			t.Fatalf("buffer %x: %v", buf, err)
+		}
 		d, err := wire.DecodeResponse(out)
 		if err != nil || d.Status >= 500 {
 			t.Fatalf("buffer %x: %d %v", buf, d.Status, err)

@@ -44,7 +44,7 @@ const BODY_FAILED_HEADERS = [["content-type", "application/json; charset=utf-8"]
 // [observability]) records every invocation anyway, with its URL, status, CPU and wall
 // time; the line adds our route name, and costs ~15 us CPU (BENCHMARKS.md).
 let logLevel = 1;
-let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap }
+let app = null; // the instance: { ex: exports, mem, views of mem, request buffer ptr/cap, header table }
 // This request's header values, reused (one request at a time per isolate).
 const HV_ALL = new Array(HEADERS.length).fill("");
 const HV_GET = new Array(GET_HEADERS).fill("");
@@ -178,7 +178,8 @@ function writeRequest(a, method, target, names, values, nameFields, body, count)
 function instantiate(env) {
   const state = { mem: null };
   const instance = new WebAssembly.Instance(wasmModule, { wasi_snapshot_preview1: wasi(state) });
-  const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0 };
+  const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
+    hdrs: new Array(HEADER_SLOTS).fill(null) }; // the glue's half of the header table, as empty as the module's
   state.mem = a.mem;
   a.ex._initialize();
   const rl = env && env.REQUEST_LOG != null ? String(env.REQUEST_LOG).toLowerCase() : "errors";
@@ -265,41 +266,61 @@ function inventoryTick(env, ctx) {
   return Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })]).finally(() => clearTimeout(timer));
 }
 
-// latin1 decodes the response's header block in one call: header names and values are
-// ASCII (core writes them), so one byte is one character and the u32 lengths read from
-// memory index the string directly.
+// The response's headers arrive interned (core/wire/hdrtable.go): each is a slot of a
+// table the module and this glue keep alike (a.hdrs), sent whole only when the slot
+// changes. A repeated header costs no decoding, and its strings are the ones made the
+// first time: one-byte strings, which workerd copies into the response as they are (a
+// TextDecoder makes two-byte strings, which it must convert: issue 16 measured the
+// decoding and the conversions at ~10 us of CPU per request).
+const HEADER_SLOTS = 128, ENTRY_HIT = 0, ENTRY_STORE = 1;
 const latin1 = new TextDecoder("latin1");
+
+// ascii makes the string of bytes [p, end) of u8 (ASCII: core writes header names and
+// values), a one-byte string where the length allows one call.
+function ascii(u8, p, end) {
+  return end - p <= 4096 ? String.fromCharCode.apply(null, u8.subarray(p, end)) : latin1.decode(u8.subarray(p, end));
+}
 
 // call runs one request through the module and reads the response back.
 function call(a, method, target, hv, reqBody) {
   const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody, hv.length);
   const ptr = a.ex.handle(n);
   views(a); // memory may have grown during the call
-  const dv = a.dv;
+  const dv = a.dv, u8 = a.u8, tab = a.hdrs;
   const total = dv.getUint32(ptr, true);
   const status = dv.getUint16(ptr + 4, true);
   const nh = dv.getUint16(ptr + 6, true);
   const bodyOff = dv.getUint32(ptr + 8, true);
-  const block = latin1.decode(a.u8.subarray(ptr + 12, ptr + bodyOff));
   const headers = [];
   let route = "-", kv = false;
-  let p = 0;
+  let p = ptr + 12;
   for (let i = 0; i < nh; i++) {
-    const nl = dv.getUint32(ptr + 12 + p, true);
-    const name = block.slice(p + 4, p + 4 + nl);
-    p += 4 + nl;
-    const vl = dv.getUint32(ptr + 12 + p, true);
-    const value = block.slice(p + 4, p + 4 + vl);
-    p += 4 + vl;
+    const slot = dv.getUint16(p, true), kind = dv.getUint16(p + 2, true);
+    p += 4;
+    let pair;
+    if (kind === ENTRY_HIT) {
+      pair = tab[slot];
+    } else {
+      const nl = dv.getUint32(p, true);
+      const name = ascii(u8, p + 4, p + 4 + nl);
+      p += 4 + nl;
+      const vl = dv.getUint32(p, true);
+      pair = [name, ascii(u8, p + 4, p + 4 + vl)];
+      p += 4 + vl;
+      if (kind === ENTRY_STORE) tab[slot] = pair;
+    }
+    const name = pair[0];
     if (name.charCodeAt(0) === 58 /* ':' */) {
-      if (name === ":route") route = value;
+      if (name === ":route") route = pair[1];
       else if (name === ":kv") kv = true;
     } else {
-      headers.push([name, value]);
+      headers.push(pair); // shared between responses: the Response constructor only reads it
     }
   }
   const nullBody = status === 204 || status === 304 || method === "HEAD";
-  const body = nullBody ? null : a.u8.slice(ptr + bodyOff, ptr + total);
+  // A view, not a copy: the Response constructor copies a BufferSource's bytes (Fetch:
+  // "extract a body"), before the next call can overwrite them.
+  const body = nullBody ? null : u8.subarray(ptr + bodyOff, ptr + total);
   return { status, headers, body, route, kv };
 }
 
@@ -435,51 +456,77 @@ async function readBody(request) {
   return out;
 }
 
+// answer runs one request through the module (retrying once on a fresh instance after
+// a trap) and makes its Response. It is synchronous: fetch returns its Response itself
+// when nothing had to be awaited, which is every GET and HEAD but an isolate's first
+// (issue 16: an async fetch costs every request a promise and a microtask turn in
+// workerd, as much CPU as the module's whole handle).
+function answer(method, target, hv, body, env, ctx) {
+  let r;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (app === null) app = instantiate(env);
+      r = call(app, method, target, hv, body);
+      break;
+    } catch (err) {
+      app = null; // a trap leaves the instance unusable: the next call starts afresh
+      console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), attempt }));
+      if (attempt >= 1) {
+        r = {
+          status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
+          headers: [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"], ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]],
+        };
+        break;
+      }
+    }
+  }
+  if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
+  // The request log line (method is an HTTP token and route one of ours: no escaping).
+  // No duration: a Worker's clock stands still while it computes, and Workers Logs has
+  // the invocation's wall and CPU time.
+  if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
+    console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
+  }
+  return new Response(r.body, { status: r.status, headers: r.headers });
+}
+
+// post reads a POST's body first (the MCP endpoint), then answers.
+async function post(request, target, env, ctx) {
+  let body;
+  try {
+    body = await readBody(request);
+  } catch (err) {
+    // A malformed chunked body, a client that aborted mid-upload, a body shorter
+    // than its Content-Length: nothing core could answer, so the glue does.
+    if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
+    return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
+  }
+  const first = inventoryTick(env, ctx);
+  if (first !== null) await first;
+  // The headers are read after the last await: while it waited, another request may
+  // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
+  const hv = HV_ALL, h = request.headers;
+  for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  return answer("POST", target, hv, body, env, ctx);
+}
+
 export default {
-  async fetch(request, env, ctx) {
+  fetch(request, env, ctx) {
     const url = request.url;
     const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     const method = request.method;
+    if (method === "POST") return post(request, target, env, ctx);
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
-    for (let i = 0; i < hv.length; i++) hv[i] = request.headers.get(HEADERS[i]) ?? "";
-    let body = NO_BODY; // GET: no body work
-    if (method === "POST") {
-      try {
-        body = await readBody(request);
-      } catch (err) {
-        // A malformed chunked body, a client that aborted mid-upload, a body shorter
-        // than its Content-Length: nothing core could answer, so the glue does.
-        if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
-        return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
-      }
-    }
     const first = inventoryTick(env, ctx);
-    if (first !== null) await first;
-    let r;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if (app === null) app = instantiate(env);
-        r = call(app, method, target, hv, body);
-        break;
-      } catch (err) {
-        app = null; // a trap leaves the instance unusable: the next call starts afresh
-        console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), attempt }));
-        if (attempt >= 1) {
-          r = {
-            status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
-            headers: [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"], ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]],
-          };
-          break;
-        }
-      }
+    if (first !== null) { // an isolate's first request waits (bounded) for the live inventory
+      return first.then(() => {
+        const h = request.headers;
+        for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+        return answer(method, target, hv, NO_BODY, env, ctx);
+      });
     }
-    if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
-    // The request log line (method is an HTTP token and route one of ours: no escaping).
-    // No duration: a Worker's clock stands still while it computes, and Workers Logs has
-    // the invocation's wall and CPU time.
-    if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
-      console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
-    }
-    return new Response(r.body, { status: r.status, headers: r.headers });
+    const h = request.headers; // one call into the runtime, not one per header
+    for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+    return answer(method, target, hv, NO_BODY, env, ctx);
   },
 };

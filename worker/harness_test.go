@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -254,6 +255,7 @@ type wasmApp struct {
 	mod                      wapi.Module
 	alloc, configure, handle wapi.Function
 	stderr                   *bytes.Buffer
+	hdrs                     wire.HeaderCache // the shell's half of the header table, as the glue keeps it
 }
 
 func newWasmApp(t testing.TB, vars []wire.Header, nowMs int64) *wasmApp {
@@ -294,7 +296,8 @@ func (a *wasmApp) write(t testing.TB, b []byte) uint32 {
 	return uint32(len(b))
 }
 
-// do sends one request through the module's ABI and returns the raw response bytes.
+// do sends one request through the module's ABI and returns the response in the plain
+// ABI form (Encode's, as native answers): read through the app's header table.
 func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 	t.Helper()
 	n := a.write(t, wire.EncodeRequest(nil, req))
@@ -302,16 +305,25 @@ func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 	if err != nil {
 		t.Fatalf("handle %s %s: %v (stderr: %s)", req.Method, req.Target, err, a.stderr)
 	}
+	out, err := a.read(uint32(res[0]))
+	if err != nil {
+		t.Fatalf("handle %s %s: %v", req.Method, req.Target, err)
+	}
+	return out
+}
+
+// read expands the interned response at ptr (core/wire/hdrtable.go) into the plain form.
+func (a *wasmApp) read(ptr uint32) ([]byte, error) {
 	mem := a.mod.Memory()
-	total, ok := mem.ReadUint32Le(uint32(res[0]))
+	total, ok := mem.ReadUint32Le(ptr)
 	if !ok {
-		t.Fatal("response pointer out of range")
+		return nil, errors.New("response pointer out of range")
 	}
-	out, ok := mem.Read(uint32(res[0]), total)
+	out, ok := mem.Read(ptr, total)
 	if !ok {
-		t.Fatal("response out of range")
+		return nil, errors.New("response out of range")
 	}
-	return append([]byte(nil), out...)
+	return a.hdrs.Expand(out)
 }
 
 func TestWasmMatchesNative(t *testing.T) {

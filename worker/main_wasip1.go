@@ -21,7 +21,8 @@ var (
 	server *api.Server
 	req    wire.Request
 	resp   wire.Response
-	kvOut  []byte // the rate limiter's pending KV operations (kv_pending)
+	hdrTab wire.HeaderTable // the module's half of the response-header table (core/wire/hdrtable.go)
+	kvOut  []byte           // the rate limiter's pending KV operations (kv_pending)
 	// trapHook is nil in the shipped build; trap_demo.go (tag trapdemo, tests only)
 	// sets it to panic on one path, to test that the glue survives a trap.
 	trapHook func(*wire.Request)
@@ -62,7 +63,7 @@ func configure(n uint32) {
 }
 
 // handle answers the request in the alloc buffer and returns the address of the
-// response (ABI form, valid until the next call).
+// response (the interned ABI form of core/wire/hdrtable.go, valid until the next call).
 //
 //go:wasmexport handle
 func handle(n uint32) uint32 {
@@ -76,7 +77,7 @@ func handle(n uint32) uint32 {
 		trapHook(&req)
 	}
 	server.Handle(&req, &resp)
-	out := resp.Encode()
+	out := resp.EncodeInterned(&hdrTab)
 	return uint32(uintptr(unsafe.Pointer(&out[0])))
 }
 

@@ -16,6 +16,9 @@ import (
 //
 // Header names starting with ':' are metadata for the shell, never sent to the client
 // (":route" is the route pattern, for the request log).
+//
+// The Worker's module answers in the interned form instead (Response.EncodeInterned,
+// hdrtable.go): the same fixed part and body, each header an entry of its table.
 
 // Header is one HTTP header; names are lower case.
 type Header struct {

@@ -1,0 +1,153 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// The interned response form: what the Worker's module hands the JS glue (issue 16).
+//
+// Most response headers repeat from one response to the next (content-type, the CORS
+// and cache headers, the inventory version, the rate-limit policy; under a crowd of new
+// clients even the remaining count). Decoding them afresh for every request cost the
+// glue ~10 us of workerd's CPU per request: a TextDecoder makes two-byte strings, which
+// workerd then converts back to UTF-8 for each header. So the module and the shell
+// keep the same table of HeaderSlots (name, value) pairs: a header whose pair is in its
+// slot crosses as 4 bytes, and the shell reuses the strings it made the first time.
+//
+// Form: u32 total | u16 status | u16 n headers | u32 body offset | n x entry | body.
+// Entry: u16 slot | u16 kind, then for kind 1 and 2 the pair (u32 len, name | u32 len,
+// value):
+//
+//	kind 0 (EntryHit):     the pair in the shell's slot
+//	kind 1 (EntryStore):   this pair; the shell stores it in the slot (replacing it)
+//	kind 2 (EntryLiteral): this pair, not stored (longer than MaxSlotPair)
+//
+// A pair's slot is a hash of its bytes; the module keeps the bytes of every slot and
+// compares them whole, so a hit is never a collision. Both halves start empty with the
+// instance; a shell that drops an instance (a trap) drops its table with it.
+const (
+	HeaderSlots  = 128
+	MaxSlotPair  = 256 // the most bytes of a pair kept in a slot (its ABI form: 8 + name + value)
+	EntryHit     = 0
+	EntryStore   = 1
+	EntryLiteral = 2
+)
+
+// HeaderTable is the module's half of the table. Its zero value is empty; it never
+// allocates (the slots are one fixed array).
+type HeaderTable struct {
+	n    [HeaderSlots]uint16
+	data [HeaderSlots * MaxSlotPair]byte
+}
+
+// slotOf hashes a pair in its ABI form (8 bytes at a time, then the tail).
+func slotOf(e []byte) int {
+	h := uint64(len(e)) * 0x9E3779B97F4A7C15
+	for len(e) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(e)) * 0xBF58476D1CE4E5B9
+		h ^= h >> 31
+		e = e[8:]
+	}
+	for _, c := range e {
+		h = (h ^ uint64(c)) * 0x94D049BB133111EB
+	}
+	h ^= h >> 29
+	return int((h * 0x9E3779B97F4A7C15) >> 57) // HeaderSlots = 1<<7
+}
+
+// EncodeInterned returns the response in the interned form, in a buffer owned by w and
+// valid until the next Reset, and updates t as the shell will.
+func (w *Response) EncodeInterned(t *HeaderTable) []byte {
+	const fixed = 12
+	max := fixed + len(w.hdr) + 4*w.nhdr + len(w.Body)
+	if cap(w.out) < max {
+		w.out = make([]byte, 0, max+max/4)
+	}
+	out := w.out[:fixed]
+	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
+	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
+	for off := 0; off < len(w.hdr); {
+		_, next, _ := ReadField(w.hdr, off)
+		_, next, _ = ReadField(w.hdr, next)
+		e := w.hdr[off:next]
+		off = next
+		s := slotOf(e)
+		switch kept := t.data[s*MaxSlotPair : s*MaxSlotPair+int(t.n[s])]; {
+		case len(e) > MaxSlotPair:
+			out = append(out, byte(s), byte(s>>8), EntryLiteral, 0)
+			out = append(out, e...)
+		case BytesString(kept) == BytesString(e): // no copy (TinyGo would allocate for string(b))
+			out = append(out, byte(s), byte(s>>8), EntryHit, 0)
+		default:
+			t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
+			out = append(out, byte(s), byte(s>>8), EntryStore, 0)
+			out = append(out, e...)
+		}
+	}
+	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
+	out = append(out, w.Body...)
+	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))
+	w.out = out
+	return out
+}
+
+// HeaderCache is the shell's half of the table, in Go: the tests' wazero harness reads
+// the module's answers through it, as the glue does in JS (worker/glue.mjs).
+type HeaderCache struct {
+	slot [HeaderSlots][]byte
+}
+
+var errInterned = errors.New("wire: malformed interned response")
+
+// Expand turns an interned response into the plain ABI form (a new buffer), storing
+// the pairs it is told to.
+func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
+	if len(buf) < 12 {
+		return nil, errInterned
+	}
+	total := int(binary.LittleEndian.Uint32(buf))
+	bodyOff := int(binary.LittleEndian.Uint32(buf[8:]))
+	if total > len(buf) || bodyOff < 12 || bodyOff > total {
+		return nil, errInterned
+	}
+	nh := int(binary.LittleEndian.Uint16(buf[6:]))
+	out := append([]byte(nil), buf[:12]...)
+	off := 12
+	for i := 0; i < nh; i++ {
+		if bodyOff-off < 4 {
+			return nil, errInterned
+		}
+		s := int(binary.LittleEndian.Uint16(buf[off:]))
+		kind := binary.LittleEndian.Uint16(buf[off+2:])
+		off += 4
+		if s >= HeaderSlots {
+			return nil, errInterned
+		}
+		if kind == EntryHit {
+			if c.slot[s] == nil {
+				return nil, errors.New("wire: interned response names an empty slot")
+			}
+			out = append(out, c.slot[s]...)
+			continue
+		}
+		_, next, ok1 := ReadField(buf[:bodyOff], off)
+		_, next, ok2 := ReadField(buf[:bodyOff], next)
+		if !ok1 || !ok2 || kind > EntryLiteral {
+			return nil, errInterned
+		}
+		e := buf[off:next]
+		off = next
+		if kind == EntryStore {
+			c.slot[s] = append(c.slot[s][:0], e...)
+		}
+		out = append(out, e...)
+	}
+	if off != bodyOff {
+		return nil, errInterned
+	}
+	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
+	out = append(out, buf[bodyOff:total]...)
+	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package wire
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestInternedExpandsToEncode: over a long run of responses whose headers repeat, vary
+// and collide (more distinct pairs than slots, some longer than a slot), the shell's
+// expansion of every interned answer is byte for byte the plain form, and repeats cross
+// as hits.
+func TestInternedExpandsToEncode(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	var c HeaderCache
+	g := rand.New(rand.NewPCG(1, 2))
+	hits, entries := 0, 0
+	for i := 0; i < 5000; i++ {
+		w.Reset()
+		w.Status = 200 + g.IntN(300)
+		w.SetHeader("content-type", "application/json; charset=utf-8")
+		w.SetHeader(":route", []string{"/depots", "/quotes", "/vehicles/availability"}[g.IntN(3)])
+		w.SetHeaderInt("x-ratelimit-remaining", int64(g.IntN(400))) // 400 values: more than the slots
+		w.SetHeaderInt("x-ratelimit-reset", int64(g.IntN(60)))
+		if g.IntN(10) == 0 {
+			w.SetHeader("link", strings.Repeat("x", MaxSlotPair+g.IntN(3)-1)) // around the slot size
+		}
+		if g.IntN(2) == 0 {
+			w.SetHeader("etag", `"`+strconv.Itoa(g.IntN(1000))+`"`)
+		}
+		w.Body = append(w.Body, strconv.Itoa(i)...)
+		want := append([]byte(nil), w.Encode()...)
+		in := w.EncodeInterned(&tab)
+		for off, n := 12, 0; n < w.nhdr; n++ { // count the hits
+			entries++
+			kind := in[off+2]
+			off += 4
+			if kind == EntryHit {
+				hits++
+				continue
+			}
+			_, next, _ := ReadField(in, off)
+			_, off, _ = ReadField(in, next)
+		}
+		got, err := c.Expand(in)
+		if err != nil {
+			t.Fatalf("response %d: %v", i, err)
+		}
+		if !bytes.Equal(got, want) {
+			dg, _ := DecodeResponse(got)
+			dw, _ := DecodeResponse(want)
+			t.Fatalf("response %d: expanded\n%+v\nwant\n%+v", i, dg, dw)
+		}
+	}
+	if hits < entries/2 {
+		t.Errorf("%d hits of %d entries: the repeated headers should mostly hit", hits, entries)
+	}
+	t.Logf("%d of %d header entries crossed as hits", hits, entries)
+}
+
+func TestInternedSecondAnswerIsAllHits(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	long := strings.Repeat("y", 300)
+	fill := func() []byte {
+		w.Reset()
+		w.Status = 200
+		w.SetHeader("content-type", "application/json")
+		w.SetHeaderInt("x-ratelimit-remaining", 99)
+		w.SetHeader("link", long) // a literal every time
+		w.Body = append(w.Body, "[1,2,3]"...)
+		return w.EncodeInterned(&tab)
+	}
+	first := append([]byte(nil), fill()...)
+	second := fill()
+	if len(second) >= len(first) {
+		t.Fatalf("the repeat is %d bytes, the first %d", len(second), len(first))
+	}
+	kinds := []byte{second[14], second[18], second[22]}
+	if !bytes.Equal(kinds, []byte{EntryHit, EntryHit, EntryLiteral}) {
+		t.Errorf("entry kinds of the repeat %v, want hit, hit, literal", kinds)
+	}
+	if n := testing.AllocsPerRun(100, func() { fill() }); n != 0 {
+		t.Errorf("encoding an interned response allocates %v times", n)
+	}
+}
+
+func TestExpandRejectsMalformed(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	w.SetHeader("a", "b")
+	w.Body = append(w.Body, "body"...)
+	good := append([]byte(nil), w.EncodeInterned(&tab)...)
+	hit := append([]byte(nil), w.EncodeInterned(&tab)...)
+	for name, buf := range map[string][]byte{
+		"short":        good[:8],
+		"truncated":    good[:len(good)-1],
+		"hit on empty": hit,
+		"slot range":   append(append([]byte(nil), good[:12]...), append([]byte{200, 0, 1, 0}, good[16:]...)...),
+		"kind":         append(append([]byte(nil), good[:14]...), append([]byte{7, 0}, good[16:]...)...),
+	} {
+		var c HeaderCache
+		if _, err := c.Expand(buf); err == nil {
+			t.Errorf("%s: Expand accepted %x", name, buf)
+		}
+	}
+	var c HeaderCache
+	if _, err := c.Expand(good); err != nil {
+		t.Errorf("the good one: %v", err)
+	}
+}
