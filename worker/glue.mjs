@@ -54,7 +54,8 @@ const HV_GET = new Array(GET_HEADERS).fill("");
 // clock and random bytes are real.
 function wasi(state) {
   const EBADF = 8, ENOSYS = 52;
-  const view = () => new DataView(state.mem.buffer);
+  let dv = null; // re-made only after memory grew (clock_time_get runs on every request)
+  const view = () => (dv !== null && dv.buffer === state.mem.buffer ? dv : (dv = new DataView(state.mem.buffer)));
   const lines = { 1: "", 2: "" };
   return {
     fd_write(fd, iovs, iovsLen, nwritten) {

@@ -23,8 +23,8 @@ import (
 //	kind 1 (EntryStore):   this pair; the shell stores it in the slot (replacing it)
 //	kind 2 (EntryLiteral): this pair, not stored (longer than MaxSlotPair)
 //
-// A pair's slot is a hash of its bytes; the module keeps the bytes of every slot and
-// compares them whole, so a hit is never a collision. Both halves start empty with the
+// The module picks the slots (a hash of the pair's bytes chooses a set of four); it
+// keeps the bytes of every slot and compares them whole, so a hit is never a collision. Both halves start empty with the
 // instance; a shell that drops an instance (a trap) drops its table with it.
 const (
 	HeaderSlots  = 128
@@ -35,14 +35,21 @@ const (
 )
 
 // HeaderTable is the module's half of the table. Its zero value is empty; it never
-// allocates (the slots are one fixed array).
+// allocates (the slots are one fixed array). A pair may sit in any of the headerWays
+// slots of its set; a new pair replaces the set's least recently used one, so the dozen
+// headers of a response that hash to one set do not evict each other at every answer.
 type HeaderTable struct {
-	n    [HeaderSlots]uint16
-	data [HeaderSlots * MaxSlotPair]byte
+	n     [HeaderSlots]uint16
+	used  [HeaderSlots]uint32 // the answer that last used the slot (for LRU)
+	clock uint32
+	data  [HeaderSlots * MaxSlotPair]byte
 }
 
-// slotOf hashes a pair in its ABI form (8 bytes at a time, then the tail).
-func slotOf(e []byte) int {
+const headerWays = 4
+
+// setOf hashes a pair in its ABI form (8 bytes at a time, then the tail) to the first
+// slot of its set.
+func setOf(e []byte) int {
 	h := uint64(len(e)) * 0x9E3779B97F4A7C15
 	for len(e) >= 8 {
 		h = (h ^ binary.LittleEndian.Uint64(e)) * 0xBF58476D1CE4E5B9
@@ -53,7 +60,22 @@ func slotOf(e []byte) int {
 		h = (h ^ uint64(c)) * 0x94D049BB133111EB
 	}
 	h ^= h >> 29
-	return int((h * 0x9E3779B97F4A7C15) >> 57) // HeaderSlots = 1<<7
+	return int((h*0x9E3779B97F4A7C15)>>59) * headerWays // 32 sets of 4 slots
+}
+
+// find returns e's slot and true, or the slot to store it in and false.
+func (t *HeaderTable) find(e []byte) (int, bool) {
+	set := setOf(e)
+	victim := set
+	for s := set; s < set+headerWays; s++ {
+		if kept := t.data[s*MaxSlotPair : s*MaxSlotPair+int(t.n[s])]; BytesString(kept) == BytesString(e) && t.n[s] > 0 {
+			return s, true // BytesString: no copy (TinyGo would allocate for string(b))
+		}
+		if t.used[s] < t.used[victim] {
+			victim = s
+		}
+	}
+	return victim, false
 }
 
 // EncodeInterned returns the response in the interned form, in a buffer owned by w and
@@ -67,23 +89,26 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	out := w.out[:fixed]
 	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
 	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
+	t.clock++
 	for off := 0; off < len(w.hdr); {
 		_, next, _ := ReadField(w.hdr, off)
 		_, next, _ = ReadField(w.hdr, next)
 		e := w.hdr[off:next]
 		off = next
-		s := slotOf(e)
-		switch kept := t.data[s*MaxSlotPair : s*MaxSlotPair+int(t.n[s])]; {
-		case len(e) > MaxSlotPair:
-			out = append(out, byte(s), byte(s>>8), EntryLiteral, 0)
+		if len(e) > MaxSlotPair {
+			out = append(out, 0, 0, EntryLiteral, 0)
 			out = append(out, e...)
-		case BytesString(kept) == BytesString(e): // no copy (TinyGo would allocate for string(b))
-			out = append(out, byte(s), byte(s>>8), EntryHit, 0)
-		default:
-			t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
-			out = append(out, byte(s), byte(s>>8), EntryStore, 0)
-			out = append(out, e...)
+			continue
 		}
+		s, hit := t.find(e)
+		t.used[s] = t.clock
+		if hit {
+			out = append(out, byte(s), byte(s>>8), EntryHit, 0)
+			continue
+		}
+		t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
+		out = append(out, byte(s), byte(s>>8), EntryStore, 0)
+		out = append(out, e...)
 	}
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
 	out = append(out, w.Body...)

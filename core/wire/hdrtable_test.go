@@ -112,3 +112,31 @@ func TestExpandRejectsMalformed(t *testing.T) {
 		t.Errorf("the good one: %v", err)
 	}
 }
+
+// TestInternedRealHeadersAllHit: the headers of a real answer (the depots list's), sent
+// again, all cross as hits: none of them evicts another.
+func TestInternedRealHeadersAllHit(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	fill := func() []byte {
+		w.Reset()
+		w.Status = 200
+		for _, h := range [][2]string{{"x-inventory-version", "bundled-1d9ff7108f93a98f"}, {":route", "/depots"},
+			{"x-ratelimit-limit", "100"}, {"x-ratelimit-remaining", "99"}, {"x-ratelimit-reset", "41"},
+			{"ratelimit-policy", `"default";q=100;w=60`}, {"ratelimit", `"default";r=99;t=41`},
+			{"content-type", "application/json; charset=utf-8"}, {"cache-control", "public, max-age=300"},
+			{"etag", `"5bda5edc8396ccda"`}, {"access-control-allow-origin", "*"},
+			{"access-control-expose-headers", "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"},
+			{"x-content-type-options", "nosniff"}} {
+			w.SetHeader(h[0], h[1])
+		}
+		return w.EncodeInterned(&tab)
+	}
+	fill()
+	out := fill()
+	for i, off := 0, 12; i < w.nhdr; i, off = i+1, off+4 {
+		if out[off+2] != EntryHit {
+			t.Errorf("header %d crossed again as kind %d, want a hit", i, out[off+2])
+		}
+	}
+}
