@@ -47,20 +47,9 @@ type HeaderTable struct {
 
 const headerWays = 4
 
-// setOf hashes a pair in its ABI form (8 bytes at a time, then the tail) to the first
-// slot of its set.
+// setOf returns the first slot of a pair's set (32 sets of 4 slots), by its bytes.
 func setOf(e []byte) int {
-	h := uint64(len(e)) * 0x9E3779B97F4A7C15
-	for len(e) >= 8 {
-		h = (h ^ binary.LittleEndian.Uint64(e)) * 0xBF58476D1CE4E5B9
-		h ^= h >> 31
-		e = e[8:]
-	}
-	for _, c := range e {
-		h = (h ^ uint64(c)) * 0x94D049BB133111EB
-	}
-	h ^= h >> 29
-	return int((h*0x9E3779B97F4A7C15)>>59) * headerWays // 32 sets of 4 slots
+	return int(Hash64(0, BytesString(e))>>59) * headerWays
 }
 
 // find returns e's slot and true, or the slot to store it in and false.
