@@ -491,6 +491,14 @@ function answer(method, target, hv, body, env, ctx) {
   return new Response(r.body, { status: r.status, headers: r.headers });
 }
 
+// readHeaders fills hv (HV_GET or HV_ALL) with the request's values of the first
+// hv.length HEADERS and returns it; request.headers is one call into the runtime.
+function readHeaders(request, hv) {
+  const h = request.headers;
+  for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  return hv;
+}
+
 // post reads a POST's body first (the MCP endpoint), then answers.
 async function post(request, target, env, ctx) {
   let body;
@@ -506,9 +514,7 @@ async function post(request, target, env, ctx) {
   if (first !== null) await first;
   // The headers are read after the last await: while it waited, another request may
   // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
-  const hv = HV_ALL, h = request.headers;
-  for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
-  return answer("POST", target, hv, body, env, ctx);
+  return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx);
 }
 
 export default {
@@ -520,14 +526,8 @@ export default {
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
     const first = inventoryTick(env, ctx);
     if (first !== null) { // an isolate's first request waits (bounded) for the live inventory
-      return first.then(() => {
-        const h = request.headers;
-        for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
-        return answer(method, target, hv, NO_BODY, env, ctx);
-      });
+      return first.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx));
     }
-    const h = request.headers; // one call into the runtime, not one per header
-    for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
-    return answer(method, target, hv, NO_BODY, env, ctx);
+    return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx);
   },
 };
