@@ -159,6 +159,21 @@ var (
 	randPos  = len(randPool)
 )
 
+// arc4random stands in for wasi-libc's: TinyGo's runtime calls it for its random seeds
+// (the map hash seed at start, runtime.rand). Defining the symbol here keeps the linker
+// from taking libc's, which is a ChaCha20 generator whose failure path pulls in printf:
+// ~12 KB of code (issue 16: every byte of code is validated when an isolate loads the
+// module), and a ChaCha20 key set-up in every isolate's start. The bytes come from the
+// host's random_get (crypto.getRandomValues) through randomBytes' pool.
+//
+//go:linkname arc4random arc4random
+func arc4random() uint32 {
+	randomBytes(arcWord[:])
+	return uint32(arcWord[0]) | uint32(arcWord[1])<<8 | uint32(arcWord[2])<<16 | uint32(arcWord[3])<<24
+}
+
+var arcWord [4]byte
+
 //go:wasmimport wasi_snapshot_preview1 random_get
 func randomGet(buf unsafe.Pointer, n uint32) uint32
 

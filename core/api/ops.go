@@ -116,16 +116,29 @@ var (
 	toolOp []int
 )
 
+// init derives the table's computed fields. It never grows a slice with append: TinyGo
+// runs a package's initialisers at compile time (its interp pass) unless one of them
+// does something interp cannot, such as append's growth (math/bits.Len), and then the
+// whole package's initialisation runs in every isolate at start instead (issue 16: this
+// table, copied field by field, was most of the module's _initialize). Every slice
+// here is made at its final length.
 func init() {
+	n := 0
+	for i := range ops {
+		if ops[i].Tool.Name != "" {
+			n++
+		}
+	}
+	tools, toolOp = make([]mcp.Tool, 0, n), make([]int, 0, n)
 	for i := range ops {
 		o := &ops[i]
 		if a := strings.IndexByte(o.Path, '{'); a >= 0 {
 			b := strings.IndexByte(o.Path, '}')
 			o.prefix, o.pathParam, o.suffix = o.Path[:a], o.Path[a+1:b], o.Path[b+1:]
 		}
-		names := make([]string, 0, len(o.Params)+1)
-		for _, p := range o.Params {
-			names = append(names, p.Name)
+		names := make([]string, len(o.Params))
+		for j, p := range o.Params {
+			names[j] = p.Name
 		}
 		o.accepted = strings.Join(names, ", ")
 		if o.ParamNote != "" {
@@ -133,7 +146,7 @@ func init() {
 		}
 		if o.Tool.Name != "" {
 			o.Tool.Path, o.Tool.PathParam = o.Path, o.pathParam
-			tools = append(tools, o.Tool)
+			tools = append(tools, o.Tool) // within the capacity made above
 			toolOp = append(toolOp, i)
 		}
 	}
