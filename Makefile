@@ -15,10 +15,12 @@ endif
 # TinyGo flags of the shipped module (RATIONALE.md): a WASI reactor with exports,
 # no scheduler (nothing on the request path needs one), -opt s (issue 16: an isolate's
 # first answer pays V8's lazy compile of every function it runs, and -opt 2's inlining
-# made those functions ~30% bigger; -opt z traps: RATIONALE.md), and 4 MiB of initial
-# memory: TinyGo's heap starts as large as the memory, so the rate limiter's 2 MiB
-# table is allocated at instance start without a GC and a heap growth first.
-TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -no-debug -ldflags='-extldflags "--initial-memory=4194304"'
+# made those functions ~30% bigger; -opt z traps: RATIONALE.md), and 3 MiB of initial
+# memory: the globals (the rate limiter's 2 MiB table among them) and ~0.7 MiB of heap,
+# which every first request but the largest calendar fits in, so none pays a GC (which
+# scans the 2 MiB of globals) and a heap growth. 4 MiB cost every isolate's start ~6 M
+# instructions more (TinyGo builds its free list over the whole heap: issue 16).
+TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -no-debug -ldflags='-extldflags "--initial-memory=3145728"'
 # Binaryen's wasm-opt (installed with TinyGo's apt packages) after TinyGo: -O2 keeps the
 # speed level and takes ~4.7 KB gzipped more off the module (issue 16: <= 250 KB
 # gzipped); the features are the ones TinyGo's wasip1 output uses. Every wasm test runs
@@ -46,6 +48,7 @@ build: build/app.wasm build/worker.mjs
 
 build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) go.mod go.sum Makefile | deps-check
 	$(GO) run ./build/checksnapshot -go core/rental/bundled_gen.go   # bad data fails the build; the catalog prepared for TinyGo
+	$(GO) run ./build/openapimin   # core/api/openapi.min.json: the OpenAPI document the module embeds, compacted
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	$(WASM_OPT) $(WASM_OPT_FLAGS) $@ -o $@
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)

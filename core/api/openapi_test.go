@@ -3,7 +3,9 @@ package api
 import (
 	. "github.com/campervan/agent-api/core/wire"
 
+	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -41,9 +43,30 @@ func TestRenderOpenAPI(t *testing.T) {
 				t.Errorf("base %q: no path %s", base, p)
 			}
 		}
-		if len(b) > len(openAPISource)*9/10 {
-			t.Errorf("the served document (%d bytes) kept the indentation of the source (%d bytes)", len(b), len(openAPISource))
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil || !bytes.Equal(c.Bytes(), b) {
+			t.Errorf("base %q: the served document is not compact JSON (%d bytes, compacted %d): %v", base, len(b), c.Len(), err)
 		}
+	}
+}
+
+// The module embeds openapi.min.json, build/openapimin's compaction of openapi.json (the
+// document reviewed): the two must say the same, byte for byte once compacted.
+func TestOpenAPIMinMatchesSource(t *testing.T) {
+	src, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := json.Compact(&want, src); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	want.WriteByte('\n')
+	if openAPISource != want.String() {
+		t.Fatalf("core/api/openapi.min.json (%d bytes) is not openapi.json compacted (%d bytes): run go run ./build/openapimin (make build does)", len(openAPISource), want.Len())
+	}
+	if len(openAPISource) > len(src)*9/10 {
+		t.Errorf("openapi.min.json (%d bytes) is not smaller than openapi.json (%d bytes)", len(openAPISource), len(src))
 	}
 }
 
