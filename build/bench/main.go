@@ -46,6 +46,7 @@ var (
 	churn    = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds    = flag.Int("cold", 7, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
+	vgrind   = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
 	setVars  varList
 )
 
@@ -317,6 +318,61 @@ export default {
   },
 };
 `
+
+// coldInstructions starts workerd on conf under valgrind's cachegrind (no cache
+// simulation: it only counts instructions, of every thread), waits for the first 200
+// from path, stops it with SIGTERM (cachegrind writes its count as the process ends) and
+// returns the instructions it executed. Unlike the wall and CPU times, the count does
+// not depend on what else the machine runs: two runs agree to ~0.1%.
+func coldInstructions(vg, workerd, conf, path string) (float64, error) {
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return 0, err
+	}
+	port := freePort()
+	m := regexp.MustCompile(`127\.0\.0\.1:\d+`).FindString(string(b))
+	if m == "" {
+		return 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
+	}
+	vconf := strings.TrimSuffix(conf, ".capnp") + "-vg.capnp"
+	if err := os.WriteFile(vconf, []byte(strings.Replace(string(b), m, fmt.Sprintf("127.0.0.1:%d", port), 1)), 0o644); err != nil {
+		return 0, err
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--smc-check=all-non-file",
+		"--cachegrind-out-file=/dev/null", workerd, "serve", vconf)
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	ok := false
+	for t0 := time.Now(); time.Since(t0) < 120*time.Second && !ok; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); err == nil {
+			resp.Body.Close()
+			ok = resp.StatusCode == 200
+		}
+	}
+	syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	if !ok {
+		return 0, fmt.Errorf("no 200 from %s in 120 s", path)
+	}
+	f := regexp.MustCompile(`I\s+refs:\s+([\d,]+)`).FindStringSubmatch(stderr.String())
+	if f == nil {
+		return 0, fmt.Errorf("no instruction count in valgrind's output: %.300s", stderr.String())
+	}
+	var n float64
+	fmt.Sscan(strings.ReplaceAll(f[1], ",", ""), &n)
+	return n, nil
+}
 
 type server struct {
 	base        string
@@ -658,6 +714,21 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		endpoints[0].name, *colds, a, f, a/f, m, m-f, a-m)
 	fmt.Fprintf(report, "cold start, workerd's CPU time to the first answer (median of %d): project %.1f ms, floor %.1f ms, ratio %.2f; the module alone %.1f ms: loading the module ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
 		*colds, ac, fc, ac/fc, mc, mc-fc, ac-mc)
+	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
+		var ins [3]float64
+		for j, c := range cases {
+			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
+			n, err := coldInstructions(vg, workerd, cf, c.path)
+			if err != nil {
+				return fmt.Errorf("cold start of %s under valgrind: %v", c.name, err)
+			}
+			ins[j] = n / 1e6
+		}
+		fmt.Fprintf(report, "cold start, instructions to the first answer (valgrind cachegrind, all threads; deterministic to ~0.1%%): project %.1f M, floor %.1f M, ratio %.2f; the module alone %.1f M: loading the module %.1f M, instantiate + init + first request %.1f M\n",
+			ins[2], ins[0], ins[2]/ins[0], ins[1], ins[1]-ins[0], ins[2]-ins[1])
+	} else if *vgrind {
+		fmt.Fprintf(report, "cold start, instructions: skipped (no valgrind; apt-get install valgrind)\n")
+	}
 	out, err := exec.Command("node_modules/.bin/node", "build/bench/v8.mjs", wasm, "9").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("build/bench/v8.mjs: %v\n%s", err, out)
