@@ -10,6 +10,7 @@ package main
 // requests sent concurrently around the trap all succeed.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,4 +142,36 @@ func TestE2ETrapRecovery(t *testing.T) {
 	}
 	log, _ := os.ReadFile(d.log.Name())
 	t.Logf("wrangler log has %d \"wasm trap\" lines", strings.Count(string(log), "wasm trap"))
+}
+
+// TestModuleStartsLean holds the module to what issue 16's cold-start work took out of
+// it: wasi-libc's arc4random (a ChaCha20 generator whose failure path links printf;
+// worker/main_wasip1.go defines the symbol instead, from the host's random_get) and the
+// OpenAPI document's indentation (core/api embeds openapi.min.json). Each byte of the
+// module is copied and validated in every isolate that loads it.
+func TestModuleStartsLean(t *testing.T) {
+	_, compiled := compiledModule(t)
+	bin, err := os.ReadFile(*wasmPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(bin, []byte("expand 32-byte k")) {
+		t.Error("the module links wasi-libc's ChaCha20 arc4random (its constant is in the data): is main_wasip1.go's arc4random still linked?")
+	}
+	if bytes.Contains(bin, []byte("\n \"info\": {")) || !bytes.Contains(bin, []byte(`"info":{`)) {
+		t.Error("the module embeds the indented OpenAPI document")
+	}
+	for name := range compiled.ExportedFunctions() {
+		if name == "arc4random" {
+			t.Error("the module exports arc4random (it is meant to be a linked symbol, not an export)")
+		}
+	}
+	imports := map[string]bool{}
+	for _, f := range compiled.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		imports[mod+"."+name] = true
+	}
+	if !imports["wasi_snapshot_preview1.random_get"] {
+		t.Error("the module does not import random_get: where do its random bytes come from?")
+	}
 }
