@@ -138,6 +138,7 @@ clean:
 BENCH_FLAGS ?=
 bench: dry-run build-go
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
+	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null || echo 'no valgrind: the cold start is reported without its instruction count'
 	$(GO) test -run '^$$' -bench . -benchmem ./core/... | grep -E '^(Benchmark|ok)'
 	@printf 'sizes: build/app.wasm %d bytes (%d gzipped); standard Go build/go-worker/app.wasm %d bytes (%d gzipped)\n' \
 	  $$(stat -c %s build/app.wasm) $$(gzip -9c build/app.wasm | wc -c) \

@@ -36,7 +36,7 @@ import (
 )
 
 var (
-	rounds   = flag.Int("rounds", 3, "alternating rounds (project, floor) per endpoint and concurrency")
+	rounds   = flag.Int("rounds", 5, "alternating rounds (project, floor) per endpoint and concurrency")
 	duration = flag.Duration("duration", 5*time.Second, "wrk duration of one run")
 	conns    = flag.String("conns", "20,1", "wrk connection counts, comma-separated")
 	only     = flag.String("only", "", "run only the endpoints whose name contains this")
@@ -45,7 +45,7 @@ var (
 	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
 	churn    = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
-	colds    = flag.Int("cold", 7, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
+	colds    = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	vgrind   = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
 	setVars  varList
 )
