@@ -161,10 +161,10 @@ var (
 
 // arc4random stands in for wasi-libc's: TinyGo's runtime calls it for its random seeds
 // (the map hash seed at start, runtime.rand). Defining the symbol here keeps the linker
-// from taking libc's, which is a ChaCha20 generator whose failure path pulls in printf:
-// ~12 KB of code (issue 16: every byte of code is validated when an isolate loads the
-// module), and a ChaCha20 key set-up in every isolate's start. The bytes come from the
-// host's random_get (crypto.getRandomValues) through randomBytes' pool.
+// from taking libc's, a ChaCha20 generator whose failure path pulls in printf: ~20 KB of
+// the module with them (issue 16: every byte of the module is copied and decoded when an
+// isolate loads it), and a ChaCha20 key set-up in every isolate's start. The bytes come
+// from the host's random_get (crypto.getRandomValues) through randomBytes' pool.
 //
 //go:linkname arc4random arc4random
 func arc4random() uint32 {
