@@ -842,7 +842,8 @@ func Bound(limit int64, k int, rate, latency float64) int64 {
 // The price is that TinyGo's GC scans globals conservatively, so each collection also
 // reads these 2 MiB; the request paths allocate nothing, and the wazero benchmarks
 // were unchanged. With a small initial heap it was a loss (every GC of the start-up
-// scanned it): the Makefile gives the module 4 MiB of initial memory.
+// scanned it): the Makefile gives the module 3 MiB of initial memory, enough for the
+// start-up and any first request but the largest calendar without a GC.
 var (
 	staticTable [TableBytes / (entrySize * ways) * ways]entry
 	staticTaken atomic.Bool
