@@ -29,36 +29,36 @@ func (s *Server) getDepots(req *wire.Request, w *wire.Response, pathParam string
 
 // appendDepots writes the Depot array of the spec.
 func appendDepots(b []byte, depots []rental.Depot) []byte {
-	b = append(b, '[')
+	b = wire.PutByte(b, '[')
 	for i := range depots {
 		d := &depots[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = wire.PutByte(b, ',')
 		}
-		b = append(b, `{"id":`...)
+		b = wire.Put(b, `{"id":`)
 		b = wire.AppendInt(b, d.ID)
 		b = wire.AppendMember(b, `,"name":`, d.Name)
-		b = append(b, `,"pickup_times":`...)
+		b = wire.Put(b, `,"pickup_times":`)
 		b = appendSlots(b, d.PickupTimes)
-		b = append(b, `,"drop_off_times":`...)
+		b = wire.Put(b, `,"drop_off_times":`)
 		b = appendSlots(b, d.DropOffTimes)
 		b = wire.AppendMember(b, `,"opening_hours_description":`, d.OpeningHours)
-		b = append(b, '}')
+		b = wire.PutByte(b, '}')
 	}
-	return append(b, ']')
+	return wire.PutByte(b, ']')
 }
 
 func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
-	b = append(b, '[')
+	b = wire.PutByte(b, '[')
 	for i, t := range slots {
 		if i > 0 {
-			b = append(b, ',')
+			b = wire.PutByte(b, ',')
 		}
 		b = wire.AppendMember(b, `{"time":`, t.Time)
 		b = wire.AppendMember(b, `,"day":`, t.Day)
-		b = append(b, '}')
+		b = wire.PutByte(b, '}')
 	}
-	return append(b, ']')
+	return wire.PutByte(b, ']')
 }
 
 // search reads the four search parameters shared by availability and quotes.
@@ -104,24 +104,24 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 	sortOffers(s.offers, order)
 	// The booking link is the same for every offer up to the vehicle id: built once.
 	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
-	b := append(w.Body, '[')
+	b := wire.PutByte(w.Body, '[')
 	for i := range s.offers {
 		o := &s.offers[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = wire.PutByte(b, ',')
 		}
 		vj := s.vehicleJSON(o)
-		b = append(b, vj.head...) // {"vehicleId":N,"name":"...","rentalDailyRate":
+		b = wire.PutBytes(b, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		b = wire.AppendMoney(b, o.DailyRateCents)
-		b = append(b, vj.mid...) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
+		b = wire.PutBytes(b, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
 		b = wire.AppendInt(b, int64(o.Days))
 		b = appendFees(b, o)
-		b = append(b, `,"bookingUrl":"`...)
-		b = append(b, s.bookingLink...)
-		b = append(b, vj.id...)
-		b = append(b, `"}`...)
+		b = wire.Put(b, `,"bookingUrl":"`)
+		b = wire.PutBytes(b, s.bookingLink)
+		b = wire.PutBytes(b, vj.id)
+		b = wire.Put(b, `"}`)
 	}
-	w.Body = append(b, ']')
+	w.Body = wire.PutByte(b, ']')
 	s.answerSearch(req, w)
 	return nil
 }
@@ -130,9 +130,9 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 // 200 with an ETag, or 304 when the client has it.
 func (s *Server) answerSearch(req *wire.Request, w *wire.Response) {
 	// The ETag follows the inventory: the same offers from another version get another.
-	s.searchETag = append(s.searchETag[:0], '"')
+	s.searchETag = wire.PutByte(s.searchETag[:0], '"')
 	s.searchETag = wire.AppendHex64(s.searchETag, wire.Hash64(wire.FNV64a(wire.FNVOffset, s.invVersion), wire.BytesString(w.Body)))
-	s.searchETag = append(s.searchETag, '"')
+	s.searchETag = wire.PutByte(s.searchETag, '"')
 	etag := wire.BytesString(s.searchETag)
 	if notModified(req, etag) {
 		w.Body = w.Body[:0]
@@ -148,17 +148,17 @@ func (s *Server) answerSearch(req *wire.Request, w *wire.Response) {
 // fee the total is the rental fee: its digits are copied, not formatted again (money
 // formatting was a third of the largest calendar's time).
 func appendFees(b []byte, o *rental.Offer) []byte {
-	b = append(b, `,"rentalFee":`...)
+	b = wire.Put(b, `,"rentalFee":`)
 	start := len(b)
 	b = wire.AppendMoney(b, o.RentalCents)
 	end := len(b)
 	if o.RouteCents == 0 && o.TotalCents == o.RentalCents {
-		b = append(b, `,"routeFee":0,"totalAmount":`...)
-		return append(b, b[start:end]...)
+		b = wire.Put(b, `,"routeFee":0,"totalAmount":`)
+		return wire.PutBytes(b, b[start:end])
 	}
-	b = append(b, `,"routeFee":`...)
+	b = wire.Put(b, `,"routeFee":`)
 	b = wire.AppendMoney(b, o.RouteCents)
-	b = append(b, `,"totalAmount":`...)
+	b = wire.Put(b, `,"totalAmount":`)
 	return wire.AppendMoney(b, o.TotalCents)
 }
 
@@ -212,15 +212,15 @@ func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 	out := make([]vehicleJSONParts, len(vs))
 	for i := range vs {
 		v := &vs[i]
-		id := wire.AppendInt(append([]byte(nil), `{"vehicleId":`...), v.ID)
-		id = wire.AppendJSONString(append(id, `,"name":`...), v.Name)
-		h := append(append([]byte(nil), id...), `,"rentalDailyRate":`...)
-		facts := wire.AppendJSONString(append([]byte(nil), `,"class":`...), v.Class)
-		facts = wire.AppendInt(append(facts, `,"berths":`...), int64(v.Berths))
-		facts = wire.AppendJSONString(append(facts, `,"transmission":`...), v.Transmission)
-		m := append(wire.AppendJSONString(append([]byte(nil), `,"imageUrl":`...), v.ImageURL), facts...)
-		m = append(m, `,"days":`...)
-		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID), cal: append(id, facts...)}
+		id := wire.AppendInt(wire.Put([]byte(nil), `{"vehicleId":`), v.ID)
+		id = wire.AppendJSONString(wire.Put(id, `,"name":`), v.Name)
+		h := wire.Put(wire.PutBytes([]byte(nil), id), `,"rentalDailyRate":`)
+		facts := wire.AppendJSONString(wire.Put([]byte(nil), `,"class":`), v.Class)
+		facts = wire.AppendInt(wire.Put(facts, `,"berths":`), int64(v.Berths))
+		facts = wire.AppendJSONString(wire.Put(facts, `,"transmission":`), v.Transmission)
+		m := wire.PutBytes(wire.AppendJSONString(wire.Put([]byte(nil), `,"imageUrl":`), v.ImageURL), facts)
+		m = wire.Put(m, `,"days":`)
+		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID), cal: wire.PutBytes(id, facts)}
 	}
 	return out
 }
@@ -244,21 +244,21 @@ func (s *Server) appendHandoff(b []byte, sr *rental.Search, vehicleID int64) []b
 
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
-	b = append(b, s.cfg.WebURL...)
-	b = appendSearchQuery(append(b, "/book?"...), sr)
-	return append(b, "&vehicle_id="...)
+	b = wire.Put(b, s.cfg.WebURL)
+	b = appendSearchQuery(wire.Put(b, "/book?"), sr)
+	return wire.Put(b, "&vehicle_id=")
 }
 
 // appendSearchQuery appends the search's four parameters as a query (without "?"), in
 // the order the spec lists them: the hand-off links and the suggestions share it.
 func appendSearchQuery(b []byte, sr *rental.Search) []byte {
-	b = append(b, "pick_up_depot_id="...)
+	b = wire.Put(b, "pick_up_depot_id=")
 	b = wire.AppendInt(b, sr.PickUpDepot)
-	b = append(b, "&drop_off_depot_id="...)
+	b = wire.Put(b, "&drop_off_depot_id=")
 	b = wire.AppendInt(b, sr.DropOffDepot)
-	b = append(b, "&pick_up_date="...)
+	b = wire.Put(b, "&pick_up_date=")
 	b = sr.PickUp.AppendTo(b)
-	b = append(b, "&drop_off_date="...)
+	b = wire.Put(b, "&drop_off_date=")
 	return sr.DropOff.AppendTo(b)
 }
 
@@ -308,40 +308,40 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 		}
 		days = int(d-p) + 1
 	}
-	b := append(s.extrasBody[:0], '[')
+	b := wire.PutByte(s.extrasBody[:0], '[')
 	if accessories {
 		for i, a := range s.cat.Accessories(v) {
 			b = appendExtraHead(b, i, a.ID, a.Name, a.PriceCents)
 			if a.PerDay {
-				b = append(b, `,"priceUnit":"day"`...)
+				b = wire.Put(b, `,"priceUnit":"day"`)
 			} else {
-				b = append(b, `,"priceUnit":"hire"`...)
+				b = wire.Put(b, `,"priceUnit":"hire"`)
 			}
 			if a.MaxChargeCents > 0 {
-				b = append(b, `,"maxCharge":`...)
+				b = wire.Put(b, `,"maxCharge":`)
 				b = wire.AppendMoney(b, a.MaxChargeCents)
 			}
-			b = append(b, `,"maxQuantity":`...)
+			b = wire.Put(b, `,"maxQuantity":`)
 			b = wire.AppendInt(b, int64(a.MaxQuantity))
 			b = appendExtraTail(b, days, rental.AccessoryCost(&a, days, 1))
 		}
 	} else {
 		for i, p := range s.cat.InsurancePlans(v) {
 			b = appendExtraHead(b, i, p.ID, p.Name, p.PriceCents)
-			b = append(b, `,"priceUnit":"day"`...)
+			b = wire.Put(b, `,"priceUnit":"day"`)
 			if p.MaxDays > 0 {
-				b = append(b, `,"maxChargedDays":`...)
+				b = wire.Put(b, `,"maxChargedDays":`)
 				b = wire.AppendInt(b, int64(p.MaxDays))
 			}
 			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
 		}
 	}
-	b = append(b, ']')
+	b = wire.PutByte(b, ']')
 	s.extrasBody = b
 	if days > 0 {
 		w.Status = 200
 		common(w, s.cacheControl[cacheSearch])
-		w.Body = append(w.Body, b...)
+		w.Body = wire.PutBytes(w.Body, b)
 		return nil
 	}
 	s.extrasETag = appendETag(s.extrasETag[:0], b)
@@ -352,22 +352,22 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 // appendExtraHead opens item i of an accessory or insurance list: id, name, price.
 func appendExtraHead(b []byte, i int, id int64, name string, priceCents int64) []byte {
 	if i > 0 {
-		b = append(b, ',')
+		b = wire.PutByte(b, ',')
 	}
-	b = append(b, `{"id":`...)
+	b = wire.Put(b, `{"id":`)
 	b = wire.AppendInt(b, id)
 	b = wire.AppendMember(b, `,"name":`, name)
-	b = append(b, `,"price":`...)
+	b = wire.Put(b, `,"price":`)
 	return wire.AppendMoney(b, priceCents)
 }
 
 // appendExtraTail closes an item: its cost for a hire of days days, when dated.
 func appendExtraTail(b []byte, days int, costCents int64) []byte {
 	if days > 0 {
-		b = append(b, `,"cost":`...)
+		b = wire.Put(b, `,"cost":`)
 		b = wire.AppendMoney(b, costCents)
 	}
-	return append(b, '}')
+	return wire.PutByte(b, '}')
 }
 
 func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
@@ -404,78 +404,78 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 
 // appendQuote writes quote q of search sr with a new signed quoteId, issued now.
 func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
-	b = append(b, `{"quoteId":"`...)
+	b = wire.Put(b, `{"quoteId":"`)
 	idStart := len(b)
 	b = s.signQuote(b, sr, q, nowMs)
 	idEnd := len(b)
-	b = append(b, `","expiresAt":"`...)
+	b = wire.Put(b, `","expiresAt":"`)
 	b = appendRFC3339(b, s.tok.ExpiresAt)
-	b = append(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`...)
+	b = wire.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
 	b = wire.AppendMoney(b, q.RentalCents)
-	b = append(b, `,"routeFee":`...)
+	b = wire.Put(b, `,"routeFee":`)
 	b = wire.AppendMoney(b, q.RouteCents)
-	b = append(b, `,"accessoriesFee":`...)
+	b = wire.Put(b, `,"accessoriesFee":`)
 	b = wire.AppendMoney(b, q.AccessoriesCents)
-	b = append(b, `,"insuranceFee":`...)
+	b = wire.Put(b, `,"insuranceFee":`)
 	b = wire.AppendMoney(b, q.InsuranceCents)
-	b = append(b, `},"accessories":[`...)
+	b = wire.Put(b, `},"accessories":[`)
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = wire.PutByte(b, ',')
 		}
-		b = append(b, `{"id":`...)
+		b = wire.Put(b, `{"id":`)
 		b = wire.AppendInt(b, a.Accessory.ID)
 		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
-		b = append(b, `,"cost":`...)
+		b = wire.Put(b, `,"cost":`)
 		b = wire.AppendMoney(b, a.CostCents)
-		b = append(b, `,"quantity":`...)
+		b = wire.Put(b, `,"quantity":`)
 		b = wire.AppendInt(b, int64(a.Quantity))
-		b = append(b, '}')
+		b = wire.PutByte(b, '}')
 	}
-	b = append(b, `],"insurance":`...)
+	b = wire.Put(b, `],"insurance":`)
 	if q.Insurance == nil {
-		b = append(b, "null"...)
+		b = wire.Put(b, "null")
 	} else {
-		b = append(b, `{"id":`...)
+		b = wire.Put(b, `{"id":`)
 		b = wire.AppendInt(b, q.Insurance.ID)
 		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
-		b = append(b, `,"cost":`...)
+		b = wire.Put(b, `,"cost":`)
 		b = wire.AppendMoney(b, q.InsuranceCents)
-		b = append(b, '}')
+		b = wire.PutByte(b, '}')
 	}
-	b = append(b, `,"totalAmount":`...)
+	b = wire.Put(b, `,"totalAmount":`)
 	b = wire.AppendMoney(b, q.TotalCents)
-	b = append(b, `,"gstIncluded":`...)
+	b = wire.Put(b, `,"gstIncluded":`)
 	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
-	b = append(b, `,"note":`...)
-	b = append(b, s.quoteNote...)
-	b = append(b, `,"vehicleId":`...)
+	b = wire.Put(b, `,"note":`)
+	b = wire.PutBytes(b, s.quoteNote)
+	b = wire.Put(b, `,"vehicleId":`)
 	b = wire.AppendInt(b, q.Vehicle.ID)
-	b = append(b, `,"days":`...)
+	b = wire.Put(b, `,"days":`)
 	b = wire.AppendInt(b, int64(q.Days))
-	b = append(b, `,"checkoutUrl":"`...)
+	b = wire.Put(b, `,"checkoutUrl":"`)
 	b = s.appendHandoff(b, sr, q.Vehicle.ID)
 	if q.Insurance != nil {
-		b = append(b, "&insurance_id="...)
+		b = wire.Put(b, "&insurance_id=")
 		b = wire.AppendInt(b, q.Insurance.ID)
 	}
 	if len(q.Accessories) > 0 {
-		b = append(b, "&accessory_ids="...)
+		b = wire.Put(b, "&accessory_ids=")
 		n := 0
 		for _, a := range q.Accessories {
 			for k := 0; k < a.Quantity; k++ {
 				if n > 0 {
-					b = append(b, ',')
+					b = wire.PutByte(b, ',')
 				}
 				b = wire.AppendInt(b, a.Accessory.ID)
 				n++
 			}
 		}
 	}
-	b = append(b, "&quote_id="...)
-	b = append(b, b[idStart:idEnd]...) // base64url: nothing to escape
-	return append(b, `"}`...)
+	b = wire.Put(b, "&quote_id=")
+	b = wire.PutBytes(b, b[idStart:idEnd]) // base64url: nothing to escape
+	return wire.Put(b, `"}`)
 }
 
 // appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".
@@ -483,13 +483,13 @@ func appendRFC3339(b []byte, unix int64) []byte {
 	day := wire.FloorDiv(unix, 86400)
 	sec := unix - day*86400
 	b = rental.Date(day).AppendTo(b)
-	b = append(b, 'T')
+	b = wire.PutByte(b, 'T')
 	b = append2(b, sec/3600)
-	b = append(b, ':')
+	b = wire.PutByte(b, ':')
 	b = append2(b, sec/60%60)
-	b = append(b, ':')
+	b = wire.PutByte(b, ':')
 	b = append2(b, sec%60)
-	return append(b, 'Z')
+	return wire.PutByte(b, 'Z')
 }
 
 func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }

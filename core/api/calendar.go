@@ -84,7 +84,7 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		return nil
 	}
 	filtered := s.filter != (rental.Filter{})
-	b := append(w.Body, '[')
+	b := wire.PutByte(w.Body, '[')
 	n := 0
 	for d := earliest; d <= latest; d++ {
 		for _, days := range lengths {
@@ -99,41 +99,41 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 			}
 			sortOffers(s.offers, sortPrice)
 			if n > 0 {
-				b = append(b, ',')
+				b = wire.PutByte(b, ',')
 			}
 			n++
-			b = append(b, `{"pick_up_date":"`...)
+			b = wire.Put(b, `{"pick_up_date":"`)
 			b = sr.PickUp.AppendTo(b)
-			b = append(b, `","drop_off_date":"`...)
+			b = wire.Put(b, `","drop_off_date":"`)
 			b = sr.DropOff.AppendTo(b)
-			b = append(b, `","days":`...)
+			b = wire.Put(b, `","days":`)
 			b = wire.AppendInt(b, int64(days))
-			b = append(b, `,"vehicles":[`...)
+			b = wire.Put(b, `,"vehicles":[`)
 			for i := range s.offers {
 				o := &s.offers[i]
 				if i > 0 {
-					b = append(b, ',')
+					b = wire.PutByte(b, ',')
 				}
-				b = append(b, s.vehicleJSON(o).cal...)
+				b = wire.PutBytes(b, s.vehicleJSON(o).cal)
 				b = appendFees(b, o)
-				b = append(b, '}')
+				b = wire.PutByte(b, '}')
 			}
-			b = append(b, ']')
+			b = wire.PutByte(b, ']')
 			switch {
 			case e != nil:
 				b = wire.AppendMember(b, `,"reason":`, e.Message)
-				b = append(b, `,"code":"`...)
-				b = append(b, e.DefaultCode()...)
-				b = append(b, '"')
+				b = wire.Put(b, `,"code":"`)
+				b = wire.Put(b, e.DefaultCode())
+				b = wire.PutByte(b, '"')
 			case len(s.offers) == 0 && filtered:
-				b = append(b, `,"reason":"`+reasonNoneFiltered+`"`...)
+				b = wire.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
 			case len(s.offers) == 0:
-				b = append(b, `,"reason":"`+reasonNoneFree+`"`...)
+				b = wire.Put(b, `,"reason":"`+reasonNoneFree+`"`)
 			}
-			b = append(b, '}')
+			b = wire.PutByte(b, '}')
 		}
 	}
-	w.Body = append(b, ']')
+	w.Body = wire.PutByte(b, ']')
 	w.Status = 200
 	common(w, s.cacheControl[s.op.Cache])
 	w.SetHeader("etag", etag)
@@ -144,34 +144,34 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 // catalog's version, the inventory version, New Zealand's date (the date rules depend
 // on it) and every parsed parameter. The same inputs give the same bytes.
 func (s *Server) calendarETag(sr *rental.Search, earliest, latest rental.Date, lengths []int) string {
-	k := append(s.etagKey[:0], "cal:"...)
+	k := wire.Put(s.etagKey[:0], "cal:")
 	k = wire.AppendInt(k, sr.PickUpDepot)
-	k = append(k, ':')
+	k = wire.PutByte(k, ':')
 	k = wire.AppendInt(k, sr.DropOffDepot)
-	k = append(k, ':')
+	k = wire.PutByte(k, ':')
 	k = earliest.AppendTo(k)
 	k = latest.AppendTo(k)
 	k = sr.Today.AppendTo(k)
 	for _, n := range lengths {
-		k = append(k, ',')
+		k = wire.PutByte(k, ',')
 		k = wire.AppendInt(k, int64(n))
 	}
 	f := &s.filter
-	k = append(k, ':')
+	k = wire.PutByte(k, ':')
 	k = wire.AppendInt(k, int64(f.MinBerths))
-	k = append(k, ':')
-	k = append(k, f.Transmission...)
-	k = append(k, ':')
-	k = append(k, f.Class...)
-	k = append(k, ':')
+	k = wire.PutByte(k, ':')
+	k = wire.Put(k, f.Transmission)
+	k = wire.PutByte(k, ':')
+	k = wire.Put(k, f.Class)
+	k = wire.PutByte(k, ':')
 	k = wire.AppendInt(k, f.MaxTotalCents)
-	k = append(k, ':')
+	k = wire.PutByte(k, ':')
 	k = wire.AppendInt(k, f.VehicleID)
 	s.etagKey = k
 	h := wire.FNV64a(wire.FNVOffset, s.cat.Version())
 	h = wire.FNV64a(h, s.invVersion)
 	h = wire.FNV64a(h, wire.BytesString(k))
-	s.searchETag = append(wire.AppendHex64(append(s.searchETag[:0], '"'), h), '"')
+	s.searchETag = wire.PutByte(wire.AppendHex64(wire.PutByte(s.searchETag[:0], '"'), h), '"')
 	return wire.BytesString(s.searchETag)
 }
 
@@ -267,7 +267,7 @@ func (s *Server) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.D
 		s.sugg = s.sugg[:len(s.sugg)+1]
 	}
 	g := &s.sugg[len(s.sugg)-1]
-	b := append(g.url[:0], s.op.Path...)
+	b := wire.Put(g.url[:0], s.op.Path)
 	sep := byte('?')
 	for i := 0; i < s.q.n; i++ {
 		p := &s.q.p[i]
@@ -277,7 +277,7 @@ func (s *Server) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.D
 		b = append(b, sep)
 		sep = '&'
 		b = appendQueryEscape(b, p.key)
-		b = append(b, '=')
+		b = wire.PutByte(b, '=')
 		switch p.key {
 		case k1:
 			b = v1.AppendTo(b)

@@ -88,34 +88,34 @@ func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, n
 	b := w.Body[:0]
 	switch {
 	case e != nil:
-		b = append(b, `{"status":"unavailable","reason":`...)
+		b = wire.Put(b, `{"status":"unavailable","reason":`)
 		b = wire.AppendJSONString(b, e.Message)
-		b = append(b, `,"code":"`...)
-		b = append(b, e.DefaultCode()...)
-		b = append(b, '"')
+		b = wire.Put(b, `,"code":"`)
+		b = wire.Put(b, e.DefaultCode())
+		b = wire.PutByte(b, '"')
 	case expired:
-		b = append(b, `{"status":"expired","reason":`...)
+		b = wire.Put(b, `{"status":"expired","reason":`)
 		b = wire.AppendJSONString(b, reasonExpired)
 	case s.quote.TotalCents != t.TotalCents:
-		b = append(b, `{"status":"changed","reason":`...)
+		b = wire.Put(b, `{"status":"changed","reason":`)
 		b = wire.AppendJSONString(b, reasonChanged)
 	default:
-		b = append(b, `{"status":"valid","reason":`...)
+		b = wire.Put(b, `{"status":"valid","reason":`)
 		b = wire.AppendJSONString(b, reasonValid)
 	}
-	b = append(b, `,"originalTotalAmount":`...)
+	b = wire.Put(b, `,"originalTotalAmount":`)
 	b = wire.AppendMoney(b, t.TotalCents)
-	b = append(b, `,"originalExpiresAt":"`...)
+	b = wire.Put(b, `,"originalExpiresAt":"`)
 	b = appendRFC3339(b, t.ExpiresAt)
-	b = append(b, `","quote":`...)
+	b = wire.Put(b, `","quote":`)
 	if e != nil {
-		b = append(b, "null"...)
+		b = wire.Put(b, "null")
 		b = s.appendCheckSuggestions(b, qr, e)
-		w.Body = append(b, '}')
+		w.Body = wire.PutByte(b, '}')
 		return nil
 	}
 	b = s.appendQuote(b, &qr.Search, &s.quote, nowMs)
-	w.Body = append(b, '}')
+	w.Body = wire.PutByte(b, '}')
 	return nil
 }
 
@@ -127,31 +127,31 @@ func (s *Server) appendCheckSuggestions(b []byte, qr rental.QuoteRequest, e *ren
 	if len(s.alts) == 0 {
 		return b
 	}
-	b = append(b, `,"suggestions":[`...)
+	b = wire.Put(b, `,"suggestions":[`)
 	for i := range s.alts {
 		a := &s.alts[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = wire.PutByte(b, ',')
 		}
-		b = append(b, `{"url":"`...)
+		b = wire.Put(b, `{"url":"`)
 		b = s.appendSearchURL(b, "/quotes", &a.Search, a.VehicleID) // digits and dates only
 		if len(qr.Accessories) > 0 {
-			b = append(b, "&accessory_ids="...)
+			b = wire.Put(b, "&accessory_ids=")
 			for j, p := range qr.Accessories {
 				for k := 0; k < p.Quantity; k++ {
 					if j > 0 || k > 0 {
-						b = append(b, ',')
+						b = wire.PutByte(b, ',')
 					}
 					b = wire.AppendInt(b, p.ID)
 				}
 			}
 		}
 		if qr.InsuranceID != 0 {
-			b = append(b, "&insurance_id="...)
+			b = wire.Put(b, "&insurance_id=")
 			b = wire.AppendInt(b, qr.InsuranceID)
 		}
 		b = wire.AppendMember(b, `","reason":`, a.Reason)
-		b = append(b, '}')
+		b = wire.PutByte(b, '}')
 	}
-	return append(b, ']')
+	return wire.PutByte(b, ']')
 }

@@ -56,27 +56,27 @@ func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
 	if req.Method == "HEAD" {
 		return
 	}
-	b := append(w.Body, `{"error":`...)
+	b := wire.Put(w.Body, `{"error":`)
 	b = wire.AppendJSONString(b, e.Message)
-	b = append(b, `,"code":"`...)
-	b = append(b, e.DefaultCode()...)
-	b = append(b, '"')
+	b = wire.Put(b, `,"code":"`)
+	b = wire.Put(b, e.DefaultCode())
+	b = wire.PutByte(b, '"')
 	if isParam(e.Param) {
 		b = wire.AppendMember(b, `,"param":`, wire.Clean(e.Param))
 	}
 	if len(s.sugg) > 0 {
-		b = append(b, `,"suggestions":[`...)
+		b = wire.Put(b, `,"suggestions":[`)
 		for i := range s.sugg {
 			if i > 0 {
-				b = append(b, ',')
+				b = wire.PutByte(b, ',')
 			}
 			b = wire.AppendMember(b, `{"url":`, wire.BytesString(s.sugg[i].url))
 			b = wire.AppendMember(b, `,"reason":`, s.sugg[i].reason)
-			b = append(b, '}')
+			b = wire.PutByte(b, '}')
 		}
-		b = append(b, ']')
+		b = wire.PutByte(b, ']')
 	}
-	w.Body = append(b, '}')
+	w.Body = wire.PutByte(b, '}')
 }
 
 // isParam reports whether an Error's Param names a parameter a client gave (not the
@@ -98,13 +98,13 @@ func (s *Server) tooMany(w *wire.Response, v limit.Verdict) {
 	w.SetHeader("access-control-expose-headers", exposed)
 	w.SetHeader("cache-control", "no-store")
 	w.SetHeaderInt("retry-after", v.Reset)
-	w.Body = append(w.Body, "Too many requests: the limit is "...)
+	w.Body = wire.Put(w.Body, "Too many requests: the limit is ")
 	w.Body = wire.AppendInt(w.Body, v.Limit)
-	w.Body = append(w.Body, " requests per "...)
+	w.Body = wire.Put(w.Body, " requests per ")
 	w.Body = wire.AppendInt(w.Body, s.cfg.RateWindowSeconds)
-	w.Body = append(w.Body, " seconds per client. Retry in "...)
+	w.Body = wire.Put(w.Body, " seconds per client. Retry in ")
 	w.Body = wire.AppendInt(w.Body, v.Reset)
-	w.Body = append(w.Body, " seconds.\n"...)
+	w.Body = wire.Put(w.Body, " seconds.\n")
 }
 
 // preflight answers a CORS preflight: any origin may GET.
@@ -132,9 +132,9 @@ func (c *cached) set(body []byte) {
 
 // appendETag appends a strong ETag of body: its FNV-64a hash in hex, quoted.
 func appendETag(b, body []byte) []byte {
-	b = append(b, '"')
+	b = wire.PutByte(b, '"')
 	b = wire.AppendHex64(b, wire.FNV64a(wire.FNVOffset, wire.BytesString(body)))
-	return append(b, '"')
+	return wire.PutByte(b, '"')
 }
 
 // notModified reports whether If-None-Match matches etag (weak comparison, RFC 9110).
@@ -180,7 +180,7 @@ func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag s
 	common(w, s.cacheControl[cacheStatic])
 	w.SetHeader("etag", etag)
 	w.Status = 200
-	w.Body = append(w.Body, body...)
+	w.Body = wire.PutBytes(w.Body, body)
 }
 
 // notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.

@@ -120,7 +120,7 @@ func (s *Server) docs() {
 func (s *Server) buildIndex() {
 	b := appendIndex(nil, s.cfg.BasePath)
 	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
-		b = append(appendInventoryInfo(append(b[:len(b)-1], `,"inventory":`...), s.cat.Inventory()), '}')
+		b = wire.PutByte(appendInventoryInfo(wire.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
 	}
 	s.indexDoc.set(b)
 }
@@ -135,26 +135,26 @@ func (s *Server) withInventoryInfo(doc []byte) []byte {
 	}
 	i += len(at)
 	out := make([]byte, 0, len(doc)+256)
-	out = append(out, doc[:i]...)
-	out = append(appendInventoryInfo(append(out, `"x-inventory":`...), s.cat.Inventory()), ',')
-	return append(out, doc[i:]...)
+	out = wire.PutBytes(out, doc[:i])
+	out = wire.PutByte(appendInventoryInfo(wire.Put(out, `"x-inventory":`), s.cat.Inventory()), ',')
+	return wire.PutBytes(out, doc[i:])
 }
 
 // appendInventoryInfo writes what the index and the OpenAPI document say of inv.
 func appendInventoryInfo(b []byte, inv *rental.Inventory) []byte {
 	b = wire.AppendMember(b, `{"version":`, inv.Version())
-	b = append(b, `,"asOf":`...)
+	b = wire.Put(b, `,"asOf":`)
 	if inv.AsOf() == "" {
-		b = append(b, "null"...)
+		b = wire.Put(b, "null")
 	} else {
 		b = wire.AppendJSONString(b, inv.AsOf())
 	}
-	b = append(b, `,"bookings":`...)
+	b = wire.Put(b, `,"bookings":`)
 	b = wire.AppendInt(b, int64(inv.Bookings()))
-	b = append(b, `,"bookedOutSpans":`...)
+	b = wire.Put(b, `,"bookedOutSpans":`)
 	b = wire.AppendInt(b, int64(inv.Spans()))
 	b = wire.AppendMember(b, `,"source":`, inv.Source())
-	return append(b, '}')
+	return wire.PutByte(b, '}')
 }
 
 // InventoryVersion returns the version of the inventory serving (X-Inventory-Version):

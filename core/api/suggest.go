@@ -45,17 +45,17 @@ func (s *Server) suggestFor(e *rental.Error, sr *rental.Search, vehicle int64) *
 
 // appendSearchURL appends path?{the search}[&vehicle_id=]{the pass-through parameters}.
 func (s *Server) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
-	b = appendSearchQuery(append(append(b, path...), '?'), sr)
+	b = appendSearchQuery(wire.PutByte(wire.Put(b, path), '?'), sr)
 	if vehicle != 0 {
-		b = append(b, "&vehicle_id="...)
+		b = wire.Put(b, "&vehicle_id=")
 		b = wire.AppendInt(b, vehicle)
 	}
 	for _, k := range passThrough {
 		for i := 0; i < s.q.n; i++ {
 			if p := &s.q.p[i]; p.key == k && p.val != "" {
-				b = append(b, '&')
-				b = append(b, k...)
-				b = append(b, '=')
+				b = wire.PutByte(b, '&')
+				b = wire.Put(b, k)
+				b = wire.PutByte(b, '=')
 				b = appendQueryEscape(b, p.val)
 			}
 		}

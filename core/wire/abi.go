@@ -120,26 +120,43 @@ func EncodeRequest(dst []byte, r *Request) []byte {
 
 // AppendField appends s as one u32-length-prefixed field of the ABI.
 func AppendField(dst []byte, s string) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
-	return append(dst, s...)
+	return Put(PutU32(dst, uint32(len(s))), s)
 }
 
 // Response is built by Handle and reused between requests: headers are kept already
 // encoded in the ABI form, so adding one allocates nothing once the buffers have grown.
+//
+// Body starts bodyReserve bytes into its buffer (front): EncodeInterned writes the
+// headers into the room before it, so the answer goes out without copying its body (an
+// availability answer is ~5 KB, the largest calendar ~476 KB).
 type Response struct {
 	Status int
 	Body   []byte
 	hdr    []byte
 	nhdr   int
 	out    []byte
+	front  []byte
 }
+
+// bodyReserve is the room before the body for the interned headers: 12 bytes and ~4
+// a header once they are in the shell's table; the first answers, which send the
+// pairs, may need more, and are then copied as before.
+const bodyReserve = 1024
 
 // Reset empties w for the next request, keeping its buffers.
 func (w *Response) Reset() {
 	w.Status = 0
-	w.Body = w.Body[:0]
+	if cap(w.Body) > cap(w.front)-bodyReserve { // the body outgrew its place (or none yet)
+		w.front = make([]byte, bodyReserve+cap(w.Body))
+	}
+	w.Body = w.front[bodyReserve:bodyReserve]
 	w.hdr = w.hdr[:0]
 	w.nhdr = 0
+}
+
+// bodyInPlace reports whether Body is still at the start of its place in front.
+func (w *Response) bodyInPlace() bool {
+	return len(w.Body) > 0 && cap(w.Body) == cap(w.front)-bodyReserve && &w.Body[0] == &w.front[bodyReserve]
 }
 
 // SetHeader adds a header (lower-case name by convention; each name is added once).
@@ -153,8 +170,7 @@ func (w *Response) SetHeader(name, value string) {
 func (w *Response) SetHeaderInt(name string, v int64) {
 	w.hdr = AppendField(w.hdr, name)
 	at := len(w.hdr)
-	w.hdr = append(w.hdr, 0, 0, 0, 0)
-	w.hdr = AppendInt(w.hdr, v)
+	w.hdr = AppendInt(PutU32(w.hdr, 0), v)
 	binary.LittleEndian.PutUint32(w.hdr[at:], uint32(len(w.hdr)-at-4))
 	w.nhdr++
 }
@@ -162,8 +178,7 @@ func (w *Response) SetHeaderInt(name string, v int64) {
 // SetHeaderBytes adds a header whose value is v (copied).
 func (w *Response) SetHeaderBytes(name string, v []byte) {
 	w.hdr = AppendField(w.hdr, name)
-	w.hdr = binary.LittleEndian.AppendUint32(w.hdr, uint32(len(v)))
-	w.hdr = append(w.hdr, v...)
+	w.hdr = PutBytes(PutU32(w.hdr, uint32(len(v))), v)
 	w.nhdr++
 }
 

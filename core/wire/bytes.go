@@ -34,13 +34,28 @@ func FNV64a(h uint64, s string) uint64 {
 // Hash64 returns hash h continued over s, 8 bytes at a time: for ETags of bodies made
 // per request (an availability answer's: FNV-64a's byte loop was ~5 us of its time in
 // V8, ~5 KB at one multiply a byte). Not a stable format: only equality between two
-// answers of one deployment matters.
+// answers of one deployment matters. From 32 bytes on, four lanes run side by side
+// (their multiplies do not wait on each other: a 4.6 KB answer ~1.5 -> ~0.5 us in V8)
+// and are folded together at the end.
 func Hash64(h uint64, s string) uint64 {
 	h ^= uint64(len(s)) * 0x9E3779B97F4A7C15
+	if len(s) >= 32 {
+		h1, h2, h3 := h^0x94D049BB133111EB, h^0xBF58476D1CE4E5B9, h^0x9E3779B97F4A7C15
+		for ; len(s) >= 32; s = s[32:] {
+			h = (h ^ le64(s[0:8])) * 0xBF58476D1CE4E5B9
+			h1 = (h1 ^ le64(s[8:16])) * 0xBF58476D1CE4E5B9
+			h2 = (h2 ^ le64(s[16:24])) * 0xBF58476D1CE4E5B9
+			h3 = (h3 ^ le64(s[24:32])) * 0xBF58476D1CE4E5B9
+			h ^= h >> 31
+			h1 ^= h1 >> 31
+			h2 ^= h2 >> 31
+			h3 ^= h3 >> 31
+		}
+		h = ((h*31+h1)*31+h2)*31 + h3
+		h ^= h >> 29
+	}
 	for ; len(s) >= 8; s = s[8:] {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = (h ^ w) * 0xBF58476D1CE4E5B9
+		h = (h ^ le64(s)) * 0xBF58476D1CE4E5B9
 		h ^= h >> 31
 	}
 	for i := 0; i < len(s); i++ {
@@ -51,10 +66,29 @@ func Hash64(h uint64, s string) uint64 {
 	return h ^ h>>32
 }
 
+// le64 reads the first 8 bytes of s as a little-endian word (one load once compiled).
+// go:inline (TinyGo) makes these helpers part of their callers: at -opt s they stayed
+// calls.
+//
+//go:inline
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
 // AppendHex64 appends v as 16 lower-case hexadecimal digits.
 func AppendHex64(b []byte, v uint64) []byte {
-	for shift := 60; shift >= 0; shift -= 4 {
-		b = append(b, HexDigits[(v>>uint(shift))&0xf])
+	at := len(b)
+	if cap(b)-at < 16 {
+		b = append(b, "0000000000000000"...)
+	} else {
+		b = b[:at+16]
+	}
+	out := b[at : at+16]
+	for i := 15; i >= 0; i-- {
+		out[i] = HexDigits[v&0xf]
+		v >>= 4
 	}
 	return b
 }

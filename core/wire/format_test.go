@@ -65,4 +65,27 @@ func TestHash64(t *testing.T) {
 	if Hash64(1, "abc") == Hash64(2, "abc") {
 		t.Error("the seed does not change the hash")
 	}
+	// A body long enough for the four lanes: every byte flipped, and two words of
+	// different lanes swapped, give hashes of their own.
+	long := make([]byte, 4639)
+	for i := range long {
+		long[i] = byte('a' + i*7%26)
+	}
+	hl := Hash64(FNVOffset, string(long))
+	seenLong := map[uint64]int{hl: -1}
+	for i := range long {
+		b := append([]byte(nil), long...)
+		b[i] ^= 0x20
+		h := Hash64(FNVOffset, string(b))
+		if prev, dup := seenLong[h]; dup {
+			t.Fatalf("byte %d flipped collides with %d", i, prev)
+		}
+		seenLong[h] = i
+	}
+	sw := append([]byte(nil), long...)
+	copy(sw[64:72], long[80:88])
+	copy(sw[80:88], long[64:72])
+	if Hash64(FNVOffset, string(sw)) == hl {
+		t.Error("swapping words of two lanes does not change the hash")
+	}
 }

@@ -71,7 +71,10 @@ func (t *HeaderTable) find(e []byte) (int, bool) {
 // valid until the next Reset, and updates t as the shell will.
 func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	const fixed = 12
-	max := fixed + len(w.hdr) + 4*w.nhdr + len(w.Body)
+	max := fixed + len(w.hdr) + 4*w.nhdr
+	if !w.bodyInPlace() {
+		max += len(w.Body)
+	}
 	if cap(w.out) < max {
 		w.out = make([]byte, 0, max+max/4)
 	}
@@ -92,16 +95,22 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		s, hit := t.find(e)
 		t.used[s] = t.clock
 		if hit {
-			out = append(out, byte(s), byte(s>>8), EntryHit, 0)
+			out = PutU32(out, uint32(s)&0xffff|EntryHit<<16)
 			continue
 		}
 		t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
-		out = append(out, byte(s), byte(s>>8), EntryStore, 0)
-		out = append(out, e...)
+		out = PutBytes(PutU32(out, uint32(s)&0xffff|EntryStore<<16), e)
 	}
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
+	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)+len(w.Body)))
+	if n := len(out); n <= bodyReserve && w.bodyInPlace() {
+		// The headers go before the body, which stays where it was made.
+		start := bodyReserve - n
+		copy(w.front[start:], out)
+		w.out = out
+		return w.front[start : bodyReserve+len(w.Body)]
+	}
 	out = append(out, w.Body...)
-	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))
 	w.out = out
 	return out
 }

@@ -140,3 +140,43 @@ func TestInternedRealHeadersAllHit(t *testing.T) {
 		}
 	}
 }
+
+// TestInternedBodyStaysInPlace: once the body has its place, the interned answer is
+// the headers written before it, not a copy of it; an answer whose headers do not fit
+// the room (the first, sending long pairs) or whose body outgrew its place is copied,
+// and both expand to the same plain form.
+func TestInternedBodyStaysInPlace(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	var cache HeaderCache
+	fill := func(body, value string) []byte {
+		w.Reset()
+		w.Status = 200
+		w.SetHeader("content-type", "application/json")
+		w.SetHeader("x-long", value)
+		w.Body = Put(w.Body, body)
+		return w.EncodeInterned(&tab)
+	}
+	check := func(out []byte, body string, inPlace bool) {
+		t.Helper()
+		plain, err := cache.Expand(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := DecodeResponse(plain)
+		if err != nil || string(d.Body) != body || d.Header("content-type") != "application/json" {
+			t.Fatalf("expanded: %v %q %v", err, d.Body, d.Headers)
+		}
+		if got := &out[len(out)-len(body)] == &w.Body[0]; got != inPlace {
+			t.Fatalf("body in place: %v, want %v", got, inPlace)
+		}
+	}
+	big := strings.Repeat("x", 5000)
+	check(fill(big, strings.Repeat("v", 200)), big, false) // no place yet: copied
+	check(fill(big, strings.Repeat("v", 200)), big, true)
+	check(fill(big, strings.Repeat("w", 1100)), big, false) // headers longer than the room
+	huge := strings.Repeat("z", 20000)
+	check(fill(huge, "a"), huge, false) // outgrew its place
+	check(fill(huge, "a"), huge, true)
+	check(fill("[]", "a"), "[]", true)
+}

@@ -12,14 +12,14 @@ const HexDigits = "0123456789abcdef"
 // are kept as they are in the input: every string we write comes from the validated
 // snapshot or from our own messages, and client input is cleaned by Clean first.
 func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
+	b = PutByte(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 			continue
 		}
-		b = append(b, s[start:i]...)
+		b = Put(b, s[start:i])
 		switch c {
 		case '"':
 			b = append(b, '\\', '"')
@@ -36,12 +36,11 @@ func AppendJSONString(b []byte, s string) []byte {
 		}
 		start = i + 1
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return PutByte(Put(b, s[start:]), '"')
 }
 
 // AppendMember appends raw JSON text (such as `,"name":`) and s as a JSON string.
-func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(append(b, raw...), s) }
+func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(Put(b, raw), s) }
 
 // AppendInt appends the decimal form of n. Values that fit 32 bits (all ids, counts,
 // days and most amounts) take a path of 32-bit divisions, two digits at a time: in wasm
@@ -76,25 +75,34 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 
 func appendUint32(b []byte, n uint32) []byte {
 	if n < 10 {
-		return append(b, byte('0'+n))
+		return PutByte(b, byte('0'+n))
 	}
-	var tmp [10]byte
-	i := len(tmp)
+	// The digits are written in place, from the last: their count first.
+	d := 2
+	for p := uint32(100); d < 10 && n >= p; p *= 10 {
+		d++
+	}
+	at := len(b)
+	if cap(b)-at < d {
+		b = append(b, "0000000000"[:d]...)
+	} else {
+		b = b[:at+d]
+	}
+	out := b[at : at+d]
+	i := d
 	for n >= 100 {
 		q := n / 100
 		r := (n - q*100) * 2
 		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[r], digitPairs[r+1]
+		out[i], out[i+1] = digitPairs[r], digitPairs[r+1]
 		n = q
 	}
 	if n >= 10 {
-		i -= 2
-		tmp[i], tmp[i+1] = digitPairs[n*2], digitPairs[n*2+1]
+		out[0], out[1] = digitPairs[n*2], digitPairs[n*2+1]
 	} else {
-		i--
-		tmp[i] = byte('0' + n)
+		out[0] = byte('0' + n)
 	}
-	return append(b, tmp[i:]...)
+	return b
 }
 
 // AppendMoney appends cents as a JSON number of NZD with at most two decimals and no
@@ -104,7 +112,7 @@ func appendUint32(b []byte, n uint32) []byte {
 // decimal arithmetic, never float64.
 func AppendMoney(b []byte, cents int64) []byte {
 	if cents < 0 {
-		b = append(b, '-')
+		b = PutByte(b, '-')
 		cents = -cents
 	}
 	b = AppendInt(b, cents/100)
@@ -112,9 +120,10 @@ func AppendMoney(b []byte, cents int64) []byte {
 	if frac == 0 {
 		return b
 	}
-	b = append(b, '.', byte('0'+frac/10))
+	b = PutByte(b, '.')
+	b = PutByte(b, byte('0'+frac/10))
 	if frac%10 != 0 {
-		b = append(b, byte('0'+frac%10))
+		b = PutByte(b, byte('0'+frac%10))
 	}
 	return b
 }

@@ -1,0 +1,95 @@
+package wire
+
+// Put, PutByte and PutU32 are append for the short pieces an answer is made of, without
+// the call to TinyGo's runtime.sliceAppend that every append compiles to. Its copy is
+// a wasm memory.copy, which V8 runs as a call out to C: ~7-10 ns whatever the length,
+// against ~2 ns for a few loads and stores (a wasm loop of each under node, BENCHMARKS.md
+// "Fewer calls per answer"). An availability answer made ~350 appends.
+//
+// When b has room, a string of up to 256 bytes is copied 8 bytes at a time (up to 32
+// bytes in straight-line code: at most four overlapping 8-byte, or two 4-byte, or three
+// 1-byte loads and stores; above, a loop of words whose last one overlaps). Anything
+// longer, or a b without room, goes to append, which grows b as usual; the buffers of
+// an answer are kept between requests, so after the first few they always have room.
+// TestPutIsNotMemoryCopy (worker) holds that the compiled Put has no memory.copy.
+
+// Put appends s to b.
+func Put(b []byte, s string) []byte {
+	n, m := len(b), len(s)
+	if m > 256 || cap(b)-n < m {
+		return append(b, s...)
+	}
+	b = b[:n+m]
+	d := b[n:]
+	switch {
+	case m > 32:
+		// A loop of words: each a load and eight byte stores to LLVM's loop passes,
+		// which they do not take for a memcpy (the byte stores are merged later).
+		i := 0
+		for ; i+8 < m; i += 8 {
+			put64(d[i:], le64(s[i:]))
+		}
+		put64(d[m-8:], le64(s[m-8:]))
+	case m > 16:
+		w0, w1, w2, w3 := le64(s), le64(s[8:]), le64(s[m-16:]), le64(s[m-8:])
+		put64(d, w0)
+		put64(d[8:], w1)
+		put64(d[m-16:], w2)
+		put64(d[m-8:], w3)
+	case m >= 8:
+		w0, w1 := le64(s), le64(s[m-8:])
+		put64(d, w0)
+		put64(d[m-8:], w1)
+	case m >= 4:
+		w0, w1 := le32(s), le32(s[m-4:])
+		put32(d, w0)
+		put32(d[m-4:], w1)
+	case m > 0:
+		d[0], d[m>>1], d[m-1] = s[0], s[m>>1], s[m-1]
+	}
+	return b
+}
+
+// PutBytes appends p to b (Put for a byte slice; p may be part of b before len(b)).
+func PutBytes(b []byte, p []byte) []byte { return Put(b, BytesString(p)) }
+
+// PutByte appends c to b.
+func PutByte(b []byte, c byte) []byte {
+	n := len(b)
+	if n == cap(b) {
+		return append(b, c)
+	}
+	b = b[:n+1]
+	b[n] = c
+	return b
+}
+
+// PutU32 appends v as 4 little-endian bytes (the module's ABI).
+func PutU32(b []byte, v uint32) []byte {
+	n := len(b)
+	if cap(b)-n < 4 {
+		return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	b = b[:n+4]
+	put32(b[n:], v)
+	return b
+}
+
+//go:inline
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+//go:inline
+func put32(d []byte, v uint32) {
+	_ = d[3]
+	d[0], d[1], d[2], d[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+//go:inline
+func put64(d []byte, v uint64) {
+	_ = d[7]
+	d[0], d[1], d[2], d[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	d[4], d[5], d[6], d[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+}
