@@ -11,7 +11,7 @@ package wire
 // 1-byte loads and stores; above, a loop of words whose last one overlaps). Anything
 // longer, or a b without room, goes to append, which grows b as usual; the buffers of
 // an answer are kept between requests, so after the first few they always have room.
-// TestPutIsNotMemoryCopy (worker) holds that the compiled Put has no memory.copy.
+// (wasm-dis of a build with names: Put compiles to i64 loads and stores, no memory.copy.)
 
 // Put appends s to b.
 func Put(b []byte, s string) []byte {
