@@ -15,7 +15,8 @@ func (s *Server) getIndex(req *wire.Request, w *wire.Response, pathParam string,
 	if e := s.checkParams(); e != nil {
 		return e
 	}
-	s.static(req, w, s.indexDoc.body, s.indexDoc.etag)
+	idx := s.index()
+	s.static(req, w, idx.body, idx.etag)
 	return nil
 }
 
@@ -65,10 +66,10 @@ func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
 func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
 	var sr rental.Search
 	var e *rental.Error
-	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hint("pick_up_depot_id")); e != nil {
+	if sr.PickUpDepot, e = s.requiredID("pick_up_depot_id"); e != nil {
 		return sr, e
 	}
-	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hint("drop_off_depot_id")); e != nil {
+	if sr.DropOffDepot, e = s.requiredID("drop_off_depot_id"); e != nil {
 		return sr, e
 	}
 	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
@@ -379,7 +380,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	if qr.Search, e = s.search(nowMs); e != nil {
 		return e
 	}
-	if qr.VehicleID, e = s.q.requiredID("vehicle_id", s.hint("vehicle_id")); e != nil {
+	if qr.VehicleID, e = s.requiredID("vehicle_id"); e != nil {
 		return e
 	}
 	ids, _ := s.q.get("accessory_ids")

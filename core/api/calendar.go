@@ -28,10 +28,10 @@ const (
 func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
 	var sr rental.Search
 	var e *rental.Error
-	if sr.PickUpDepot, e = s.q.requiredID("pick_up_depot_id", s.hint("pick_up_depot_id")); e != nil {
+	if sr.PickUpDepot, e = s.requiredID("pick_up_depot_id"); e != nil {
 		return e
 	}
-	if sr.DropOffDepot, e = s.q.requiredID("drop_off_depot_id", s.hint("drop_off_depot_id")); e != nil {
+	if sr.DropOffDepot, e = s.requiredID("drop_off_depot_id"); e != nil {
 		return e
 	}
 	earliest, e := s.q.requiredDate("earliest_pick_up_date")

@@ -177,7 +177,7 @@ func match(rest string) (op int, pathParam string) {
 
 // run answers operation i with the query already in s.q.
 func (s *Server) run(i int, req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	s.op, s.opHints = &ops[i], s.hints[i]
+	s.op = &ops[i]
 	return s.op.handle(s, req, w, pathParam, nowMs)
 }
 
@@ -185,29 +185,16 @@ func (s *Server) run(i int, req *wire.Request, w *wire.Response, pathParam strin
 // operation has read all of its parameters).
 func (s *Server) checkParams() *rental.Error { return s.q.unknown(s.op.accepted) }
 
-// hint returns where the values of the current operation's parameter key come from.
+// hint returns where the values of the current operation's parameter key come from
+// ("a depot id from GET {base}/depots"), or "" for a parameter that is not an id. Made
+// only for the message of a missing parameter, not per Server.
 func (s *Server) hint(key string) string {
-	for j := range s.op.Params {
-		if s.op.Params[j].Name == key {
-			return s.opHints[j]
+	for _, p := range s.op.Params {
+		if p.Name == key && p.What != "" {
+			return p.What + " from GET " + s.cfg.BasePath + p.From
 		}
 	}
 	return ""
-}
-
-// buildHints returns, per operation and parameter, "a depot id from GET {base}/depots"
-// (or "" for a parameter that is not an id).
-func buildHints(base string) [][]string {
-	hs := make([][]string, len(ops))
-	for i := range ops {
-		hs[i] = make([]string, len(ops[i].Params))
-		for j, p := range ops[i].Params {
-			if p.What != "" {
-				hs[i][j] = p.What + " from GET " + base + p.From
-			}
-		}
-	}
-	return hs
 }
 
 // appendIndex writes the index: what the API is, its document and its operations

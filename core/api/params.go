@@ -141,11 +141,12 @@ func (q *query) unknown(accepted string) *rental.Error {
 	return nil
 }
 
-// requiredID reads a required positive integer parameter; hint says where ids come from.
-func (q *query) requiredID(key, hint string) (int64, *rental.Error) {
-	v, ok := q.get(key)
+// requiredID reads a required positive integer parameter of the current operation; a
+// missing one's message says where its values come from (hint).
+func (s *Server) requiredID(key string) (int64, *rental.Error) {
+	v, ok := s.q.get(key)
 	if !ok {
-		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" ("+hint+")")
+		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" ("+s.hint(key)+")")
 	}
 	return parseID(key, "query parameter ", v)
 }

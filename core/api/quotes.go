@@ -13,10 +13,15 @@ import (
 // initQuotes prepares the messages of the quote operations (NewServer).
 func (s *Server) initQuotes() {
 	s.errNoKeys = &rental.Error{Kind: rental.KindUnavailable, Message: "quotes are unavailable: this deployment has no quote signing key (the Worker secret QUOTE_SIGNING_KEYS is not set); the other operations work"}
-	from := "; quote ids come from GET " + s.cfg.BasePath + "/quotes"
-	for r := quotetoken.Malformed; r <= quotetoken.BadPayload; r++ {
-		s.errQuoteID[r] = rental.Invalid("quoteId", "path parameter quoteId is not a valid quote id: "+r.String()+from)
+}
+
+// quoteIDError returns the 400 of a quote id Verify refused with r, made on its first
+// use (not with the Server: every isolate pays that before its first answer).
+func (s *Server) quoteIDError(r quotetoken.Result) *rental.Error {
+	if s.errQuoteID[r] == nil {
+		s.errQuoteID[r] = rental.Invalid("quoteId", "path parameter quoteId is not a valid quote id: "+r.String()+"; quote ids come from GET "+s.cfg.BasePath+"/quotes")
 	}
+	return s.errQuoteID[r]
 }
 
 // quoteInventoryVersion is the inventory version a quote is priced under.
@@ -66,7 +71,7 @@ func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, n
 	}
 	t := &s.checked
 	if r := s.cfg.QuoteKeys.Verify(id, t); r != quotetoken.OK {
-		return s.errQuoteID[r]
+		return s.quoteIDError(r)
 	}
 	var qr rental.QuoteRequest
 	qr.Search = rental.Search{PickUpDepot: t.PickUpDepot, DropOffDepot: t.DropOffDepot,

@@ -36,7 +36,6 @@ type Server struct {
 	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
 	quoteNote    []byte                                   // the quote's note, escaped
 	cacheControl [nCacheClasses]string                    // Cache-Control of each cache class
-	hints        [][]string                               // per operation and parameter: where its ids come from
 	refs         rental.Refs                              // how the domain's messages name the operations
 	errOutside   *rental.Error                            // 404 of a path outside the base path
 	errNoRoute   *rental.Error                            // 404 of an unknown path under it
@@ -45,8 +44,7 @@ type Server struct {
 	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
 
 	// Per-request scratch: each buffer belongs to one step of a request.
-	op          *Op      // the operation being answered
-	opHints     []string // its hints
+	op          *Op // the operation being answered
 	q           query
 	offers      []rental.Offer
 	picks       []rental.Pick
@@ -83,7 +81,6 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	}
 	s := &Server{cfg: cfg, cat: cat, base: cat, catErr: catErr, invVersion: "none", now: now, random: random, logf: logf,
 		limit:      limit.New(cfg.RateLimit, cfg.RateWindowSeconds, random),
-		hints:      buildHints(cfg.BasePath),
 		refs:       rental.DefaultRefs,
 		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
 		errNoRoute: rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
@@ -93,14 +90,15 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
 		cacheNone:   "no-store"}
 	if catErr == nil {
-		s.depots.set(appendDepots(nil, cat.Depots()))
-		s.vehicleParts = buildVehicleJSON(cat.Vehicles())
+		p := &bundledParts
+		if cat != rental.Bundled() {
+			p = makeCatalogParts(cat)
+		}
+		s.depots, s.vehicleParts, s.classList = p.depots, p.vehicles, p.classList
 		s.invVersion = cat.Inventory().Version()
-		s.classList = orList(cat.Classes())
 	}
-	s.quoteNote = wire.AppendJSONString(nil, quoteNote)
+	s.quoteNote = quoteNoteJSON
 	s.initQuotes()
-	s.buildIndex()
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
@@ -114,6 +112,44 @@ func (s *Server) docs() {
 	if s.openapi.body == nil {
 		s.openapi.set(s.withInventoryInfo(renderOpenAPI(&s.cfg)))
 	}
+}
+
+// catalogParts are the parts of the answers that depend on the catalog alone.
+type catalogParts struct {
+	depots    cached             // GET /depots
+	vehicles  []vehicleJSONParts // per vehicle, by index
+	classList string             // "compact, campervan or motorhome", for messages
+}
+
+// makeCatalogParts renders the parts of cat (a catalog other than the bundled one).
+// Not inlined: NewServer would then carry the rendering code, and V8 compile it with
+// NewServer in every isolate.
+//
+//go:noinline
+func makeCatalogParts(cat *rental.Catalog) *catalogParts {
+	p := &catalogParts{vehicles: buildVehicleJSON(cat.Vehicles()), classList: orList(cat.Classes())}
+	p.depots.set(appendDepots(nil, cat.Depots()))
+	return p
+}
+
+// bundledParts are the bundled catalog's, and quoteNoteJSON the quote's note escaped:
+// package variables, which TinyGo evaluates at compile time (the catalog is a Go
+// literal, core/rental/bundled_gen.go), so that an isolate neither renders them nor
+// compiles the code that would (issue 16: V8 compiles each function on its first
+// call, and the cold start paid for appendDepots, buildVehicleJSON and the JSON
+// escaping they call). TestModuleStartsLean (worker) holds that _initialize stays small.
+var (
+	bundledParts  = *makeCatalogParts(rental.Bundled())
+	quoteNoteJSON = wire.AppendJSONString(nil, quoteNote)
+)
+
+// index returns the index (GET {base}/), rendering it on first use and after the
+// inventory changed: most isolates never serve it.
+func (s *Server) index() *cached {
+	if s.indexDoc.body == nil {
+		s.buildIndex()
+	}
+	return &s.indexDoc
 }
 
 // buildIndex renders the index (GET {base}/) with the inventory serving.
@@ -176,8 +212,8 @@ func (s *Server) SetInventory(blob []byte) error {
 	}
 	s.cat = s.base.WithInventory(inv)
 	s.invVersion = inv.Version()
-	s.buildIndex()
-	s.openapi = cached{} // rebuilt with the new x-inventory on first use
+	s.indexDoc = cached{} // both rebuilt with the new inventory on first use
+	s.openapi = cached{}
 	return nil
 }
 

@@ -81,10 +81,9 @@ func le64(s string) uint64 {
 func AppendHex64(b []byte, v uint64) []byte {
 	at := len(b)
 	if cap(b)-at < 16 {
-		b = append(b, "0000000000000000"...)
-	} else {
-		b = b[:at+16]
+		b = grow(b, 16)
 	}
+	b = b[:at+16]
 	out := b[at : at+16]
 	for i := 15; i >= 0; i-- {
 		out[i] = HexDigits[v&0xf]

@@ -84,10 +84,9 @@ func appendUint32(b []byte, n uint32) []byte {
 	}
 	at := len(b)
 	if cap(b)-at < d {
-		b = append(b, "0000000000"[:d]...)
-	} else {
-		b = b[:at+d]
+		b = grow(b, d)
 	}
+	b = b[:at+d]
 	out := b[at : at+d]
 	i := d
 	for n >= 100 {

@@ -6,22 +6,24 @@ package wire
 // against ~2 ns for a few loads and stores (a wasm loop of each under node, BENCHMARKS.md
 // "Fewer calls per answer"). An availability answer made ~350 appends.
 //
-// When b has room, a string of up to 256 bytes is copied 8 bytes at a time (up to 32
-// bytes in straight-line code: at most four overlapping 8-byte, or two 4-byte, or three
-// 1-byte loads and stores; above, a loop of words whose last one overlaps). Anything
-// longer, or a b without room, goes to append, which grows b as usual; the buffers of
-// an answer are kept between requests, so after the first few they always have room.
+// A string of up to 256 bytes is copied 8 bytes at a time (up to 32 bytes in
+// straight-line code: at most four overlapping 8-byte, or two 4-byte, or three 1-byte
+// loads and stores; above, a loop of words whose last one overlaps); a longer one by
+// copy. A b without room grows first (grow); the buffers of an answer are kept
+// between requests, so after the first few they always have room.
 // (wasm-dis of a build with names: Put compiles to i64 loads and stores, no memory.copy.)
 
 // Put appends s to b.
 func Put(b []byte, s string) []byte {
 	n, m := len(b), len(s)
-	if m > 256 || cap(b)-n < m {
-		return append(b, s...)
+	if cap(b)-n < m {
+		b = grow(b, m)
 	}
 	b = b[:n+m]
 	d := b[n:]
 	switch {
+	case m > 256:
+		copy(d, s)
 	case m > 32:
 		// A loop of words: each a load and eight byte stores to LLVM's loop passes,
 		// which they do not take for a memcpy (the byte stores are merged later).
@@ -50,6 +52,16 @@ func Put(b []byte, s string) []byte {
 	return b
 }
 
+// grow returns b with room for m more bytes: make and copy, not append, whose growth
+// TinyGo's compile-time evaluation of package variables cannot run (math/bits.Len),
+// which would leave every package initialiser using it to run time (core/api's
+// bundledParts, rendered at compile time).
+func grow(b []byte, m int) []byte {
+	nb := make([]byte, len(b), 2*cap(b)+m)
+	copy(nb, b)
+	return nb
+}
+
 // PutBytes appends p to b (Put for a byte slice; p may be part of b before len(b)).
 func PutBytes(b []byte, p []byte) []byte { return Put(b, BytesString(p)) }
 
@@ -57,7 +69,7 @@ func PutBytes(b []byte, p []byte) []byte { return Put(b, BytesString(p)) }
 func PutByte(b []byte, c byte) []byte {
 	n := len(b)
 	if n == cap(b) {
-		return append(b, c)
+		b = grow(b, 1)
 	}
 	b = b[:n+1]
 	b[n] = c
@@ -68,7 +80,7 @@ func PutByte(b []byte, c byte) []byte {
 func PutU32(b []byte, v uint32) []byte {
 	n := len(b)
 	if cap(b)-n < 4 {
-		return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		b = grow(b, 4)
 	}
 	b = b[:n+4]
 	put32(b[n:], v)
