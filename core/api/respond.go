@@ -90,6 +90,8 @@ func isParam(p string) bool {
 }
 
 // tooMany writes the 429: text/plain, as the spec says.
+//
+//go:noinline
 func (s *Server) tooMany(w *wire.Response, v limit.Verdict) {
 	w.Status = 429
 	w.SetHeader("content-type", "text/plain; charset=utf-8")

@@ -28,8 +28,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	base := s.cfg.BasePath
 	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
 		w.SetHeader(":route", routeNone)
-		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
-		s.fail(w, req, s.errOutside)
+		s.uncounted(req, w, routeNone, false)
 		return
 	}
 	rest := path[len(base):]
@@ -48,25 +47,10 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
 	}
 	if !counted {
-		s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now())) // not counted, but shown
-	}
-	if route == routeMCP && !counted {
-		if !s.mcp.Preflight(req, w) {
-			w.SetHeader("allow", "POST")
-			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
-		}
-		return
-	}
-	if req.Method == "OPTIONS" {
-		s.preflight(req, w)
+		s.uncounted(req, w, route, true)
 		return
 	}
 	head := req.Method == "HEAD"
-	if !counted {
-		w.SetHeader("allow", "GET, HEAD, OPTIONS")
-		s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
-		return
-	}
 	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
 	// limit, whatever it asks for.
 	nowMs := s.now()
@@ -79,17 +63,8 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		s.tooMany(w, v)
 		return
 	}
-	if len(target) > maxTargetLen {
-		s.fail(w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
-		return
-	}
-	if s.cfg.Maintenance || s.catErr != nil {
-		w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
-		msg := "the service is temporarily unavailable; retry after the number of seconds in the Retry-After header"
-		if s.cfg.Maintenance {
-			msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
-		}
-		s.fail(w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
+	if len(target) > maxTargetLen || s.cfg.Maintenance || s.catErr != nil {
+		s.refused(req, w)
 		return
 	}
 	if route == routeMCP {
@@ -111,6 +86,50 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	if head {
 		w.Body = w.Body[:0]
 	}
+}
+
+// The answers off the path of a counted GET are functions of their own, not inlined
+// into Handle: V8 compiles a function whole on its first call, and every isolate's
+// first answer is a GET (issue 16, the cold start).
+
+// uncounted answers a request that does not count against the limit (the rate-limit
+// headers are shown all the same): a path outside the API (inAPI false), an OPTIONS
+// preflight, or a method the route does not answer.
+//
+//go:noinline
+func (s *Server) uncounted(req *wire.Request, w *wire.Response, route string, inAPI bool) {
+	s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
+	switch {
+	case !inAPI:
+		s.fail(w, req, s.errOutside)
+	case route == routeMCP:
+		if !s.mcp.Preflight(req, w) {
+			w.SetHeader("allow", "POST")
+			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+		}
+	case req.Method == "OPTIONS":
+		s.preflight(req, w)
+	default:
+		w.SetHeader("allow", "GET, HEAD, OPTIONS")
+		s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+	}
+}
+
+// refused answers a counted request that is not served: a URL over the length limit,
+// or the service unavailable (maintenance, or no catalog).
+//
+//go:noinline
+func (s *Server) refused(req *wire.Request, w *wire.Response) {
+	if len(req.Target) > maxTargetLen {
+		s.fail(w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
+		return
+	}
+	w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
+	msg := "the service is temporarily unavailable; retry after the number of seconds in the Retry-After header"
+	if s.cfg.Maintenance {
+		msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
+	}
+	s.fail(w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
 }
 
 // rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
