@@ -103,8 +103,9 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		return s.suggestFor(e, &sr, 0)
 	}
 	sortOffers(s.offers, order)
-	// The booking link is the same for every offer up to the vehicle id: built once.
-	s.bookingLink = s.appendHandoffSearch(s.bookingLink[:0], &sr)
+	// The booking link is the same for every offer up to the vehicle id: built once,
+	// with the member's name (fewer, longer copies per offer: issue 16).
+	s.bookingLink = s.appendHandoffSearch(wire.Put(s.bookingLink[:0], `,"bookingUrl":"`), &sr)
 	b := wire.PutByte(w.Body, '[')
 	for i := range s.offers {
 		o := &s.offers[i]
@@ -117,10 +118,8 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 		b = wire.PutBytes(b, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
 		b = wire.AppendInt(b, int64(o.Days))
 		b = appendFees(b, o)
-		b = wire.Put(b, `,"bookingUrl":"`)
-		b = wire.PutBytes(b, s.bookingLink)
-		b = wire.PutBytes(b, vj.id)
-		b = wire.Put(b, `"}`)
+		b = wire.PutBytes(b, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		b = wire.PutBytes(b, vj.idEnd)      // N"}
 	}
 	w.Body = wire.PutByte(b, ']')
 	s.answerSearch(req, w)
@@ -205,8 +204,9 @@ func byBerths(a, b rental.Offer) int {
 // rendered once per Server: under TinyGo, escaping names and URLs and formatting ids
 // on every request was the larger part of an availability search's time in wasm.
 type vehicleJSONParts struct {
-	head, mid, id []byte
-	cal           []byte // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
+	head, mid []byte
+	idEnd     []byte // the vehicle id and the end of the offer: N"}
+	cal       []byte // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
 }
 
 func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
@@ -221,7 +221,7 @@ func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 		facts = wire.AppendJSONString(wire.Put(facts, `,"transmission":`), v.Transmission)
 		m := wire.PutBytes(wire.AppendJSONString(wire.Put([]byte(nil), `,"imageUrl":`), v.ImageURL), facts)
 		m = wire.Put(m, `,"days":`)
-		out[i] = vehicleJSONParts{head: h, mid: m, id: wire.AppendInt(nil, v.ID), cal: wire.PutBytes(id, facts)}
+		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: wire.Put(wire.AppendInt(nil, v.ID), `"}`), cal: wire.PutBytes(id, facts)}
 	}
 	return out
 }

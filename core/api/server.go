@@ -49,7 +49,7 @@ type Server struct {
 	offers      []rental.Offer
 	picks       []rental.Pick
 	quote       rental.Quote
-	bookingLink []byte // this search's booking link up to the vehicle id
+	bookingLink []byte // this search's ,"bookingUrl": member up to the vehicle id
 	extrasBody  []byte // the accessories or insurance list before it is sent
 	extrasETag  []byte // its ETag
 	searchETag  []byte // the ETag of an availability answer

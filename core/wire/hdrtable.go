@@ -43,7 +43,13 @@ type HeaderTable struct {
 	used  [HeaderSlots]uint32 // the answer that last used the slot (for LRU)
 	clock uint32
 	data  [HeaderSlots * MaxSlotPair]byte
+	// last is the slot of each header position of the previous answer: answers of one
+	// route set their headers in one order, so the pair at position i is most often
+	// the one in last[i], found by comparing it, without hashing it.
+	last [maxLast]uint8
 }
+
+const maxLast = 32
 
 const headerWays = 4
 
@@ -57,14 +63,32 @@ func (t *HeaderTable) find(e []byte) (int, bool) {
 	set := setOf(e)
 	victim := set
 	for s := set; s < set+headerWays; s++ {
-		if kept := t.data[s*MaxSlotPair : s*MaxSlotPair+int(t.n[s])]; BytesString(kept) == BytesString(e) && t.n[s] > 0 {
-			return s, true // BytesString: no copy (TinyGo would allocate for string(b))
+		if t.holds(s, e) {
+			return s, true
 		}
 		if t.used[s] < t.used[victim] {
 			victim = s
 		}
 	}
 	return victim, false
+}
+
+// holds reports whether slot s holds pair e.
+func (t *HeaderTable) holds(s int, e []byte) bool {
+	n := int(t.n[s])
+	return n == len(e) && n > 0 && sameBytes(t.data[s*MaxSlotPair:s*MaxSlotPair+n], e)
+}
+
+// sameBytes reports whether a and b (of one length) are equal, 8 bytes a step: TinyGo
+// compares strings a byte at a time.
+func sameBytes(a, b []byte) bool {
+	for len(a) >= 8 && len(b) >= 8 {
+		if le64(BytesString(a)) != le64(BytesString(b)) {
+			return false
+		}
+		a, b = a[8:], b[8:]
+	}
+	return BytesString(a) == BytesString(b)
 }
 
 // EncodeInterned returns the response in the interned form, in a buffer owned by w and
@@ -82,17 +106,28 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
 	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
 	t.clock++
+	k := 0 // the header's position
 	for off := 0; off < len(w.hdr); {
 		_, next, _ := ReadField(w.hdr, off)
 		_, next, _ = ReadField(w.hdr, next)
 		e := w.hdr[off:next]
 		off = next
 		if len(e) > MaxSlotPair {
-			out = append(out, 0, 0, EntryLiteral, 0)
-			out = append(out, e...)
+			out = PutBytes(PutU32(out, EntryLiteral<<16), e)
+			k++
 			continue
 		}
-		s, hit := t.find(e)
+		var s int
+		var hit bool
+		if k < maxLast && t.holds(int(t.last[k]), e) {
+			s, hit = int(t.last[k]), true
+		} else {
+			s, hit = t.find(e)
+		}
+		if k < maxLast {
+			t.last[k] = uint8(s)
+		}
+		k++
 		t.used[s] = t.clock
 		if hit {
 			out = PutU32(out, uint32(s)&0xffff|EntryHit<<16)
