@@ -295,8 +295,17 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 		if !f.Keep(&c.vehicles[vi], total) {
 			continue
 		}
-		dst = append(dst, Offer{Vehicle: &c.vehicles[vi], Index: vi, Days: sc.days, RentalCents: r, DailyRateCents: dailyRate(r, sc.days),
-			RouteCents: sc.route, TotalCents: total})
+		// Written in place once dst has room (it is kept between requests): under TinyGo
+		// an append is a call whose copy V8 runs as a call out to C (wire.Put).
+		n := len(dst)
+		if n == cap(dst) {
+			dst = append(dst, Offer{})
+		} else {
+			dst = dst[:n+1]
+		}
+		o := &dst[n]
+		o.Vehicle, o.Index, o.Days = &c.vehicles[vi], vi, sc.days
+		o.RentalCents, o.DailyRateCents, o.RouteCents, o.TotalCents = r, dailyRate(r, sc.days), sc.route, total
 	}
 	return dst
 }
