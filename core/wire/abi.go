@@ -166,6 +166,29 @@ func (w *Response) SetHeader(name, value string) {
 	w.nhdr++
 }
 
+// Headers are header pairs encoded once (NewHeaders), for SetHeaders: a response's
+// fixed headers cost one copy instead of four appends each.
+type Headers struct {
+	enc []byte
+	n   int
+}
+
+// NewHeaders encodes pairs: name, value, name, value...
+func NewHeaders(pairs ...string) Headers {
+	var h Headers
+	for i := 0; i+1 < len(pairs); i += 2 {
+		h.enc = AppendField(AppendField(h.enc, pairs[i]), pairs[i+1])
+		h.n++
+	}
+	return h
+}
+
+// SetHeaders adds the headers of h, in their order.
+func (w *Response) SetHeaders(h *Headers) {
+	w.hdr = PutBytes(w.hdr, h.enc)
+	w.nhdr += h.n
+}
+
 // SetHeaderInt adds a header whose value is the decimal form of v.
 func (w *Response) SetHeaderInt(name string, v int64) {
 	w.hdr = AppendField(w.hdr, name)

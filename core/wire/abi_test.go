@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 )
@@ -71,5 +72,27 @@ func TestResponseEncodeAllocatesNothingOnceGrown(t *testing.T) {
 	fill()
 	if n := testing.AllocsPerRun(100, fill); n != 0 {
 		t.Errorf("building and encoding a response allocates %v times", n)
+	}
+}
+
+// TestSetHeadersMatchesSetHeader: a pre-encoded block adds the same headers, in the
+// same order, as SetHeader one by one.
+func TestSetHeadersMatchesSetHeader(t *testing.T) {
+	h := NewHeaders("content-type", "application/json", "x-a", "", "x-long", string(make([]byte, 300)))
+	var a, b Response
+	for _, w := range []*Response{&a, &b} {
+		w.Reset()
+		w.Status = 200
+		w.SetHeader(":route", "/x")
+	}
+	a.SetHeaders(&h)
+	b.SetHeader("content-type", "application/json")
+	b.SetHeader("x-a", "")
+	b.SetHeader("x-long", string(make([]byte, 300)))
+	for _, w := range []*Response{&a, &b} {
+		w.SetHeaderInt("x-n", 7)
+	}
+	if !bytes.Equal(a.Encode(), b.Encode()) {
+		t.Fatalf("SetHeaders: %q, SetHeader: %q", a.Encode(), b.Encode())
 	}
 }
