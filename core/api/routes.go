@@ -133,20 +133,28 @@ func (s *Server) refused(req *wire.Request, w *wire.Response) {
 }
 
 // rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
+// They are encoded again only when the verdict differs from the last one: every new
+// client in one second gets the same (the limit, one request used, the reset).
 func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
-	w.SetHeaderInt("x-ratelimit-limit", v.Limit)
-	w.SetHeaderInt("x-ratelimit-remaining", v.Remaining)
-	w.SetHeaderInt("x-ratelimit-reset", v.Reset)
-	s.rateHeader = wire.Put(s.rateHeader[:0], `"default";q=`)
-	s.rateHeader = wire.AppendInt(s.rateHeader, v.Limit)
-	s.rateHeader = wire.Put(s.rateHeader, ";w=")
-	s.rateHeader = wire.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
-	w.SetHeaderBytes("ratelimit-policy", s.rateHeader)
-	s.rateHeader = wire.Put(s.rateHeader[:0], `"default";r=`)
-	s.rateHeader = wire.AppendInt(s.rateHeader, v.Remaining)
-	s.rateHeader = wire.Put(s.rateHeader, ";t=")
-	s.rateHeader = wire.AppendInt(s.rateHeader, v.Reset)
-	w.SetHeaderBytes("ratelimit", s.rateHeader)
+	if v != s.rateLast || s.rateBlock.Len() == 0 {
+		s.rateLast = v
+		h := &s.rateBlock
+		h.Reset()
+		h.AddInt("x-ratelimit-limit", v.Limit)
+		h.AddInt("x-ratelimit-remaining", v.Remaining)
+		h.AddInt("x-ratelimit-reset", v.Reset)
+		s.rateHeader = wire.Put(s.rateHeader[:0], `"default";q=`)
+		s.rateHeader = wire.AppendInt(s.rateHeader, v.Limit)
+		s.rateHeader = wire.Put(s.rateHeader, ";w=")
+		s.rateHeader = wire.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
+		h.Add("ratelimit-policy", s.rateHeader)
+		s.rateHeader = wire.Put(s.rateHeader[:0], `"default";r=`)
+		s.rateHeader = wire.AppendInt(s.rateHeader, v.Remaining)
+		s.rateHeader = wire.Put(s.rateHeader, ";t=")
+		s.rateHeader = wire.AppendInt(s.rateHeader, v.Reset)
+		h.Add("ratelimit", s.rateHeader)
+	}
+	w.SetHeaders(&s.rateBlock)
 }
 
 // clientKey is who the rate limit counts: the address Cloudflare's edge sets, an IPv4

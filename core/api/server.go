@@ -49,11 +49,13 @@ type Server struct {
 	offers      []rental.Offer
 	picks       []rental.Pick
 	quote       rental.Quote
-	bookingLink []byte // this search's ,"bookingUrl": member up to the vehicle id
-	extrasBody  []byte // the accessories or insurance list before it is sent
-	extrasETag  []byte // its ETag
-	searchETag  []byte // the ETag of an availability answer
-	rateHeader  []byte // the value of a RateLimit or RateLimit-Policy header
+	bookingLink []byte        // this search's ,"bookingUrl": member up to the vehicle id
+	extrasBody  []byte        // the accessories or insurance list before it is sent
+	extrasETag  []byte        // its ETag
+	searchETag  []byte        // the ETag of an availability answer
+	rateHeader  []byte        // the value of a RateLimit or RateLimit-Policy header
+	rateLast    limit.Verdict // the verdict rateBlock encodes
+	rateBlock   wire.Headers  // its five rate-limit headers
 	mcpReq      wire.Request
 	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
 	checked     quotetoken.Quote // the quote id being checked

@@ -183,6 +183,27 @@ func NewHeaders(pairs ...string) Headers {
 	return h
 }
 
+// Len returns the number of pairs in h.
+func (h *Headers) Len() int { return h.n }
+
+// Reset empties h, keeping its buffer.
+func (h *Headers) Reset() { h.enc, h.n = h.enc[:0], 0 }
+
+// Add appends a pair to h.
+func (h *Headers) Add(name string, value []byte) {
+	h.enc = PutBytes(PutU32(AppendField(h.enc, name), uint32(len(value))), value)
+	h.n++
+}
+
+// AddInt appends a pair whose value is the decimal form of v.
+func (h *Headers) AddInt(name string, v int64) {
+	h.enc = AppendField(h.enc, name)
+	at := len(h.enc)
+	h.enc = AppendInt(PutU32(h.enc, 0), v)
+	binary.LittleEndian.PutUint32(h.enc[at:], uint32(len(h.enc)-at-4))
+	h.n++
+}
+
 // SetHeaders adds the headers of h, in their order.
 func (w *Response) SetHeaders(h *Headers) {
 	w.hdr = PutBytes(w.hdr, h.enc)
