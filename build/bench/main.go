@@ -19,6 +19,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,6 +32,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -332,6 +334,44 @@ export default {
   },
 };
 `
+
+// The requests instructionsPerCall counts between: the JIT has tiered up well before
+// callsFrom.
+const callsFrom, callsTo = 5000, 25000
+
+// instructionsPerCall counts the instructions of build/bench/calls.mjs at callsFrom and
+// at callsTo requests of route under cachegrind (the two in parallel) and returns the
+// instructions of one request in the glue + module, steady state.
+func instructionsPerCall(vg, wasm, route string) (float64, error) {
+	var counts [2]float64
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, n := range []int{callsFrom, callsTo} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var stderr bytes.Buffer
+			cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+				"node_modules/.bin/node", "--predictable", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
+			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+			if err := cmd.Run(); err != nil {
+				errs[i] = fmt.Errorf("calls.mjs %s %d under valgrind: %v\n%s", route, n, err, stderr.String())
+				return
+			}
+			m := regexp.MustCompile(`I\s+refs:\s+([\d,]+)`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				errs[i] = fmt.Errorf("calls.mjs %s %d: no instruction count from valgrind", route, n)
+				return
+			}
+			counts[i], _ = strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return 0, err
+	}
+	return (counts[1] - counts[0]) / (callsTo - callsFrom), nil
+}
 
 // coldInstructions starts workerd on conf under valgrind's cachegrind (no cache
 // simulation: it only counts instructions, of every thread), waits for the first 200
@@ -742,6 +782,18 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 			ins[2], ins[0], ins[2]/ins[0], ins[1], ins[1]-ins[0], ins[2]-ins[1])
 	} else if *vgrind {
 		fmt.Fprintf(report, "cold start, instructions: skipped (no valgrind; apt-get install valgrind)\n")
+	}
+	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
+		var parts []string
+		for _, route := range []string{"depots", "availability", "quotes", "calendar-done-when"} {
+			n, err := instructionsPerCall(vg, wasm, route)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, fmt.Sprintf("%s %.1f K", route, n/1e3))
+		}
+		fmt.Fprintf(report, "steady state, instructions per request in the glue + module (valgrind cachegrind on node --predictable build/bench/calls.mjs, requests %d to %d, each from a new client; ~1%%): %s\n",
+			callsFrom, callsTo, strings.Join(parts, ", "))
 	}
 	out, err := exec.Command("node_modules/.bin/node", "build/bench/v8.mjs", wasm, "9").CombinedOutput()
 	if err != nil {

@@ -1,0 +1,50 @@
+// calls.mjs: n requests through the shipped glue's call() (worker/glue.mjs: write the
+// request into the module's memory, handle, read the interned answer back) and
+// build/app.wasm in V8 under Node, every request from a new client, nothing else. Run
+// under valgrind's cachegrind at two values of n, the difference of the two counts over
+// the difference of the n is the instructions one request costs in the glue + module,
+// steady state (the JIT's tiering falls before the smaller n): unlike req/s on this
+// shared machine (rounds swing by +-25%), two runs agree to ~1%. build/bench reports it
+// for each route when valgrind is installed (instructionsPerCall).
+//
+//   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+//     node --predictable build/bench/calls.mjs build/app.wasm availability 25000
+//
+// --predictable: V8 compiles on the main thread and collects garbage on a schedule of
+// its own, so the count does not depend on the background threads' timing.
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const routes = {
+  depots: "/api/agent/depots",
+  availability: "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19",
+  quotes: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33",
+  "calendar-done-when": "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic",
+};
+const [wasmPath, route, n] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+if (!routes[route] || !(n > 0)) {
+  console.error("usage: node calls.mjs app.wasm (" + Object.keys(routes).join("|") + ") n");
+  process.exit(2);
+}
+// The glue as shipped, with the module handed in and its call() exported.
+const glue = readFileSync(join(root, "worker", "glue.mjs"), "utf8")
+  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { call, instantiate };\n";
+globalThis.__module = new WebAssembly.Module(readFileSync(wasmPath));
+const dir = mkdtempSync(join(tmpdir(), "calls-"));
+writeFileSync(join(dir, "glue.mjs"), glue);
+const g = await import(join(dir, "glue.mjs"));
+const a = g.instantiate({ BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "100", SEARCH_MAX_AGE_SECONDS: "10",
+  QUOTE_SIGNING_KEYS: "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" });
+const path = routes[route], hv = ["", ""], none = new Uint8Array(0);
+let ok = 0;
+for (let k = 0; k < n; k++) {
+  hv[0] = "2001:db8:" + (k >> 16).toString(16) + ":" + (k & 0xffff).toString(16) + "::1"; // a new /64 each time
+  if (g.call(a, "GET", path, hv, none).status === 200) ok++;
+}
+if (ok !== n) {
+  console.error(route + ": " + (n - ok) + " of " + n + " answers were not 200");
+  process.exit(1);
+}
