@@ -4,7 +4,7 @@
 // under valgrind's cachegrind at two values of n, the difference of the two counts over
 // the difference of the n is the instructions one request costs in the glue + module,
 // steady state (the JIT's tiering falls before the smaller n): unlike req/s on this
-// shared machine (rounds swing by +-25%), two runs agree to ~1%. build/bench reports it
+// shared machine (rounds swing by +-25%), runs of one build agree within ~4%. build/bench reports it
 // for each route when valgrind is installed (instructionsPerCall).
 //
 //   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \

@@ -792,7 +792,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 			}
 			parts = append(parts, fmt.Sprintf("%s %.1f K", route, n/1e3))
 		}
-		fmt.Fprintf(report, "steady state, instructions per request in the glue + module (valgrind cachegrind on node --predictable build/bench/calls.mjs, requests %d to %d, each from a new client; ~1%%): %s\n",
+		fmt.Fprintf(report, "steady state, instructions per request in the glue + module (valgrind cachegrind on node --predictable build/bench/calls.mjs, requests %d to %d, each from a new client; runs agree within ~4%%): %s\n",
 			callsFrom, callsTo, strings.Join(parts, ", "))
 	}
 	out, err := exec.Command("node_modules/.bin/node", "build/bench/v8.mjs", wasm, "9").CombinedOutput()
