@@ -197,11 +197,17 @@ func (h *Headers) Add(name string, value []byte) {
 
 // AddInt appends a pair whose value is the decimal form of v.
 func (h *Headers) AddInt(name string, v int64) {
-	h.enc = AppendField(h.enc, name)
-	at := len(h.enc)
-	h.enc = AppendInt(PutU32(h.enc, 0), v)
-	binary.LittleEndian.PutUint32(h.enc[at:], uint32(len(h.enc)-at-4))
+	h.enc = appendIntPair(h.enc, name, v)
 	h.n++
+}
+
+// appendIntPair appends the pair name, and v in decimal, in the ABI form.
+func appendIntPair(b []byte, name string, v int64) []byte {
+	b = AppendField(b, name)
+	at := len(b)
+	b = AppendInt(PutU32(b, 0), v)
+	binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	return b
 }
 
 // SetHeaders adds the headers of h, in their order.
@@ -212,10 +218,7 @@ func (w *Response) SetHeaders(h *Headers) {
 
 // SetHeaderInt adds a header whose value is the decimal form of v.
 func (w *Response) SetHeaderInt(name string, v int64) {
-	w.hdr = AppendField(w.hdr, name)
-	at := len(w.hdr)
-	w.hdr = AppendInt(PutU32(w.hdr, 0), v)
-	binary.LittleEndian.PutUint32(w.hdr[at:], uint32(len(w.hdr)-at-4))
+	w.hdr = appendIntPair(w.hdr, name, v)
 	w.nhdr++
 }
 
