@@ -108,8 +108,10 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	t.clock++
 	k := 0 // the header's position
 	for off := 0; off < len(w.hdr); {
-		_, next, _ := ReadField(w.hdr, off)
-		_, next, _ = ReadField(w.hdr, next)
+		// w.hdr holds only what SetHeader* wrote: the two lengths are read in place
+		// (ReadField's checks, and its call, twice a header, bought nothing here).
+		next := off + 4 + int(binary.LittleEndian.Uint32(w.hdr[off:]))
+		next += 4 + int(binary.LittleEndian.Uint32(w.hdr[next:]))
 		e := w.hdr[off:next]
 		off = next
 		if len(e) > MaxSlotPair {
