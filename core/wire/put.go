@@ -1,17 +1,20 @@
 package wire
 
 // Put, PutByte and PutU32 are append for the short pieces an answer is made of, without
-// the call to TinyGo's runtime.sliceAppend that every append compiles to. Its copy is
-// a wasm memory.copy, which V8 runs as a call out to C: ~7-10 ns whatever the length,
-// against ~2 ns for a few loads and stores (a wasm loop of each under node, BENCHMARKS.md
-// "Fewer calls per answer"). An availability answer made ~350 appends.
+// the call to TinyGo's runtime.sliceAppend that every append compiles to (a shadow-stack
+// frame, a growth check, its results through memory), and for up to 16 bytes without
+// its copy: a wasm memory.copy, which V8 runs as a call out to C (~7-10 ns whatever the
+// length, against ~2 ns for a few loads and stores: a wat loop of each under node).
 //
-// A string of up to 256 bytes is copied 8 bytes at a time (up to 32 bytes in
-// straight-line code: at most four overlapping 8-byte, or two 4-byte, or three 1-byte
-// loads and stores; above, a loop of words whose last one overlaps); a longer one by
-// copy. A b without room grows first (grow); the buffers of an answer are kept
-// between requests, so after the first few they always have room.
-// (wasm-dis of a build with names: Put compiles to i64 loads and stores, no memory.copy.)
+// When b has room, a string of up to 16 bytes is copied with at most two overlapping
+// 8-byte (or 4-byte, or three 1-byte) loads and stores, in straight-line code (a byte
+// loop would be turned back into memory.copy by LLVM); a longer one by copy (an 8-byte
+// loop cost more than the call out from ~32 bytes on, and 17-32 byte pieces measured
+// the same either way). A b without room grows first (grow); the buffers of an answer
+// are kept between requests, so after the first few they always have room. Kept for
+// what they take out of the instructions of a request (build/bench/calls.mjs):
+// BENCHMARKS.md, "Fewer calls per answer".
+// (wasm-dis of a build with names: the short cases are i64 and i32 loads and stores.)
 
 // Put appends s to b.
 func Put(b []byte, s string) []byte {
@@ -22,22 +25,8 @@ func Put(b []byte, s string) []byte {
 	b = b[:n+m]
 	d := b[n:]
 	switch {
-	case m > 256:
-		copy(d, s)
-	case m > 32:
-		// A loop of words: each a load and eight byte stores to LLVM's loop passes,
-		// which they do not take for a memcpy (the byte stores are merged later).
-		i := 0
-		for ; i+8 < m; i += 8 {
-			put64(d[i:], le64(s[i:]))
-		}
-		put64(d[m-8:], le64(s[m-8:]))
 	case m > 16:
-		w0, w1, w2, w3 := le64(s), le64(s[8:]), le64(s[m-16:]), le64(s[m-8:])
-		put64(d, w0)
-		put64(d[8:], w1)
-		put64(d[m-16:], w2)
-		put64(d[m-8:], w3)
+		copy(d, s)
 	case m >= 8:
 		w0, w1 := le64(s), le64(s[m-8:])
 		put64(d, w0)

@@ -9,7 +9,7 @@ import (
 )
 
 // TestPutMatchesAppend: Put, PutBytes, PutByte and PutU32 give what append gives, for
-// every length up to 320 (each branch: 1-3, 4-7, 8-16, 17-32, 33-256, longer), into a buffer
+// every length up to 320 (each branch: 1-3, 4-7, 8-16, longer), into a buffer
 // with room and one without, leaving the bytes before untouched.
 func TestPutMatchesAppend(t *testing.T) {
 	src := strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyzABCD", 8)
