@@ -373,7 +373,7 @@ func appendExtraTail(b []byte, days int, costCents int64) []byte {
 
 func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
 	if s.cfg.QuoteKeys == nil {
-		return s.errNoKeys
+		return errNoKeys
 	}
 	var qr rental.QuoteRequest
 	var e *rental.Error
@@ -450,7 +450,7 @@ func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs
 	b = wire.Put(b, `,"gstIncluded":`)
 	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
 	b = wire.Put(b, `,"note":`)
-	b = wire.PutBytes(b, s.quoteNote)
+	b = wire.PutBytes(b, quoteNoteJSON)
 	b = wire.Put(b, `,"vehicleId":`)
 	b = wire.AppendInt(b, q.Vehicle.ID)
 	b = wire.Put(b, `,"days":`)

@@ -10,10 +10,8 @@ import (
 // inventory version, issue and expiry times and a nonce into quoteId; GET
 // /quotes/{quoteId} verifies one and re-prices it.
 
-// initQuotes prepares the messages of the quote operations (NewServer).
-func (s *Server) initQuotes() {
-	s.errNoKeys = &rental.Error{Kind: rental.KindUnavailable, Message: "quotes are unavailable: this deployment has no quote signing key (the Worker secret QUOTE_SIGNING_KEYS is not set); the other operations work"}
-}
+// errNoKeys is the 503 of the quote operations without QUOTE_SIGNING_KEYS.
+var errNoKeys = &rental.Error{Kind: rental.KindUnavailable, Message: "quotes are unavailable: this deployment has no quote signing key (the Worker secret QUOTE_SIGNING_KEYS is not set); the other operations work"}
 
 // quoteIDError returns the 400 of a quote id Verify refused with r, made on its first
 // use (not with the Server: every isolate pays that before its first answer).
@@ -64,7 +62,7 @@ const (
 // the current catalog and inventory, and say whether the quote still holds.
 func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, nowMs int64) *rental.Error {
 	if s.cfg.QuoteKeys == nil {
-		return s.errNoKeys
+		return errNoKeys
 	}
 	if e := s.checkParams(); e != nil {
 		return e

@@ -34,13 +34,11 @@ type Server struct {
 	openapi      cached                                   // GET /openapi.json (built on first use: docs)
 	indexDoc     cached                                   // GET /
 	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
-	quoteNote    []byte                                   // the quote's note, escaped
 	cacheControl [nCacheClasses]string                    // Cache-Control of each cache class
 	refs         rental.Refs                              // how the domain's messages name the operations
 	errOutside   *rental.Error                            // 404 of a path outside the base path
 	errNoRoute   *rental.Error                            // 404 of an unknown path under it
 	invVersion   string                                   // X-Inventory-Version: the inventory serving
-	errNoKeys    *rental.Error                            // 503 of the quote operations without QUOTE_SIGNING_KEYS
 	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
 
 	// Per-request scratch: each buffer belongs to one step of a request.
@@ -99,8 +97,6 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		s.depots, s.vehicleParts, s.classList = p.depots, p.vehicles, p.classList
 		s.invVersion = cat.Inventory().Version()
 	}
-	s.quoteNote = quoteNoteJSON
-	s.initQuotes()
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
@@ -139,7 +135,9 @@ func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 // literal, core/rental/bundled_gen.go), so that an isolate neither renders them nor
 // compiles the code that would (issue 16: V8 compiles each function on its first
 // call, and the cold start paid for appendDepots, buildVehicleJSON and the JSON
-// escaping they call). TestModuleStartsLean (worker) holds that _initialize stays small.
+// escaping they call). Should TinyGo fail to evaluate them, it would run the whole
+// package's initialisation in every isolate instead: \`tinygo build -internal-dumpssa\`
+// says "revert because" for core/api then (BENCHMARKS.md, session 6).
 var (
 	bundledParts  = *makeCatalogParts(rental.Bundled())
 	quoteNoteJSON = wire.AppendJSONString(nil, quoteNote)

@@ -191,8 +191,13 @@ func (h *Headers) Reset() { h.enc, h.n = h.enc[:0], 0 }
 
 // Add appends a pair to h.
 func (h *Headers) Add(name string, value []byte) {
-	h.enc = PutBytes(PutU32(AppendField(h.enc, name), uint32(len(value))), value)
+	h.enc = appendBytesPair(h.enc, name, value)
 	h.n++
+}
+
+// appendBytesPair appends the pair name, value in the ABI form.
+func appendBytesPair(b []byte, name string, value []byte) []byte {
+	return PutBytes(PutU32(AppendField(b, name), uint32(len(value))), value)
 }
 
 // AddInt appends a pair whose value is the decimal form of v.
@@ -224,8 +229,7 @@ func (w *Response) SetHeaderInt(name string, v int64) {
 
 // SetHeaderBytes adds a header whose value is v (copied).
 func (w *Response) SetHeaderBytes(name string, v []byte) {
-	w.hdr = AppendField(w.hdr, name)
-	w.hdr = PutBytes(PutU32(w.hdr, uint32(len(v))), v)
+	w.hdr = appendBytesPair(w.hdr, name, v)
 	w.nhdr++
 }
 

@@ -95,8 +95,9 @@ func sameBytes(a, b []byte) bool {
 // valid until the next Reset, and updates t as the shell will.
 func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	const fixed = 12
+	inPlace := w.bodyInPlace()
 	max := fixed + len(w.hdr) + 4*w.nhdr
-	if !w.bodyInPlace() {
+	if !inPlace {
 		max += len(w.Body)
 	}
 	if cap(w.out) < max {
@@ -140,7 +141,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	}
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)+len(w.Body)))
-	if n := len(out); n <= bodyReserve && w.bodyInPlace() {
+	if n := len(out); n <= bodyReserve && inPlace {
 		// The headers go before the body, which stays where it was made.
 		start := bodyReserve - n
 		copy(w.front[start:], out)
