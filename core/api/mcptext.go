@@ -17,7 +17,8 @@ func (s *Server) toolText(msg string) string {
 		msg = strings.ReplaceAll(msg, s.mcpText[i], s.mcpText[i+1])
 	}
 	// A path with a vehicle id: GET [base]/vehicles/{id}/accessories -> list_accessories (vehicleId {id}).
-	for _, o := range ops {
+	for i := range opList { // opList, not ops: see opList
+		o := &opList[i]
 		if o.pathParam == "" || o.Tool.Name == "" {
 			continue
 		}
@@ -48,11 +49,11 @@ func toolTextPairs(base string) []string {
 	var pairs []string
 	// The operations without a path parameter, the longest path first (the calendar
 	// before availability), with and without the base path.
-	idx := make([]int, 0, len(ops))
-	for i := range ops {
-		if ops[i].Tool.Name != "" && ops[i].pathParam == "" {
+	idx := make([]int, 0, len(opList))
+	for i := range opList {
+		if opList[i].Tool.Name != "" && opList[i].pathParam == "" {
 			idx = append(idx, i)
-			for j := len(idx) - 1; j > 0 && len(ops[idx[j]].Path) > len(ops[idx[j-1]].Path); j-- {
+			for j := len(idx) - 1; j > 0 && len(opList[idx[j]].Path) > len(opList[idx[j-1]].Path); j-- {
 				idx[j], idx[j-1] = idx[j-1], idx[j]
 			}
 		}

@@ -152,14 +152,19 @@ func init() {
 	}
 }
 
+// opList is ops as a slice whose length the compiler does not take as a constant: a
+// loop over the array itself is unrolled into one copy of its body per operation
+// (3 KB of code, compiled by V8 before an isolate's first answer: issue 16).
+var opList = ops[:]
+
 // match returns the operation for a path below the base path (-1 for none) and its
 // path parameter.
 func match(rest string) (op int, pathParam string) {
 	if rest == "" {
 		rest = "/"
 	}
-	for i := range ops {
-		o := &ops[i]
+	for i := range opList {
+		o := &opList[i]
 		if o.pathParam == "" {
 			if rest == o.Path {
 				return i, ""
