@@ -745,6 +745,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	}
 	wall := make([][]float64, len(cases))
 	cpu := make([][]float64, len(cases))
+	faults := make([][]float64, len(cases)) // minor page faults: what the kernel's half of the start grows with
 	for i := 0; i < *colds; i++ {
 		for j, c := range cases {
 			port := freePort()
@@ -759,6 +760,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 			ru := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 			wall[j] = append(wall[j], s.firstAnswer.Seconds()*1000)
 			cpu[j] = append(cpu[j], float64(ru.Utime.Nano()+ru.Stime.Nano())/1e6)
+			faults[j] = append(faults[j], float64(ru.Minflt))
 		}
 	}
 	med := func(xs []float64) float64 { s := append([]float64(nil), xs...); sort.Float64s(s); return s[len(s)/2] }
@@ -768,6 +770,9 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		endpoints[0].name, *colds, a, f, a/f, m, m-f, a-m)
 	fmt.Fprintf(report, "cold start, workerd's CPU time to the first answer (median of %d): project %.1f ms, floor %.1f ms, ratio %.2f; the module alone %.1f ms: loading the module ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
 		*colds, ac, fc, ac/fc, mc, mc-fc, ac-mc)
+	ff, mf, af := med(faults[0]), med(faults[1]), med(faults[2])
+	fmt.Fprintf(report, "cold start, page faults to the first answer (minor faults from workerd's rusage, median of %d; about half of a start's CPU time is the kernel's): project %.0f, floor %.0f, ratio %.2f; the module alone %.0f: loading the module %.0f, instantiate + init + first request %.0f\n",
+		*colds, af, ff, af/ff, mf, mf-ff, af-mf)
 	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
 		var ins [3]float64
 		for j, c := range cases {
