@@ -46,9 +46,9 @@ deps-check:
 # The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
 build: build/app.wasm build/worker.mjs
 
-build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) go.mod go.sum Makefile | deps-check
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) core/api/openapi.lz4 go.mod go.sum Makefile | deps-check
 	$(GO) run ./build/checksnapshot -go core/rental/bundled_gen.go   # bad data fails the build; the catalog prepared for TinyGo
-	$(GO) run ./build/openapimin   # core/api/openapi.min.json: the OpenAPI document the module embeds, compacted
+	$(GO) run ./build/openapimin   # core/api/openapi.lz4: the OpenAPI document the module embeds, compacted and packed
 	$(TINYGO) build $(TINYGO_FLAGS) -o $@ ./worker
 	$(WASM_OPT) $(WASM_OPT_FLAGS) $@ -o $@
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
