@@ -3,7 +3,6 @@ module github.com/campervan/agent-api
 go 1.25.0
 
 require (
-	github.com/buger/jsonparser v1.6.1
 	github.com/getkin/kin-openapi v0.133.0
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/shopspring/decimal v1.6.0

@@ -93,7 +93,10 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 			}
 			c.WebURL = val
 		case "MAINTENANCE":
-			c.Maintenance, err = strconv.ParseBool(val)
+			var ok bool
+			if c.Maintenance, ok = wire.ParseBool(val); !ok {
+				err = strconv.ErrSyntax
+			}
 		case "MCP_ALLOWED_ORIGINS":
 			c.MCPAllowedOrigins, err = origins(val)
 		case "QUOTE_SIGNING_KEYS":
@@ -128,11 +131,14 @@ func (e *configError) Error() string {
 }
 
 func positive(s string) (int64, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err == nil && (n < 1 || n > 1<<31) {
-		err = strconv.ErrRange
+	n, ok := wire.ParseInt(s)
+	if !ok {
+		return n, strconv.ErrSyntax
 	}
-	return n, err
+	if n < 1 || n > 1<<31 {
+		return n, strconv.ErrRange
+	}
+	return n, nil
 }
 
 // origins parses a comma-separated list of origins ("https://a.example, http://b:8080");

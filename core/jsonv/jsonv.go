@@ -1,26 +1,30 @@
 // Package jsonv is a read-only view of a JSON document: the few calls of tidwall/gjson
 // this project used (ParseBytes, ValidBytes, Result with Type, Raw and Str, Get of one
-// key, ForEach, Array), on top of buger/jsonparser and encoding/json.Valid.
+// key, ForEach, Array), written here over the document's text.
 //
-// Why not gjson itself: under TinyGo gjson brings tidwall/pretty, and through it
+// Why hand-written: under TinyGo gjson brings tidwall/pretty, and through it
 // encoding/json's reflection, into the Worker; its modifier table keeps them alive even
-// though nothing calls them. A probe module (one Get of a string, an int and an object
-// walk) is 318 KB with gjson and 128 KB with jsonparser plus encoding/json.Valid, which
-// needs only the scanner (measured with TinyGo 0.41, -opt z; issue 16: the Worker must
-// stay under 250 KB gzipped). jsonparser does not validate a whole document, so
-// ValidBytes is encoding/json's.
+// though nothing calls them (a probe module was 318 KB with gjson). buger/jsonparser
+// plus encoding/json.Valid (for validation, which jsonparser does not do) served until
+// issue 16's session 9: they and what they linked (encoding/json's scanner, reflectlite,
+// parts of strconv and unicode) were ~40 KB of the ~310 KB module, and every byte of the
+// module is copied and validated in each isolate that loads it (an isolate's first
+// answer pays for it). What the project needs is small: validate (RFC 8259, as
+// encoding/json.Valid), find a member, walk members and elements, unescape a string.
+// TestMatchesGJSON and FuzzMatchesGJSON hold every result to gjson's, and ValidBytes to
+// encoding/json.Valid.
 //
 // Who uses it: the snapshot loader (once per instance), the inventory feed parser
-// (build/publish, natively) and the MCP endpoint (per MCP request, which may allocate:
-// it is not on the zero-allocation path of the REST operations).
+// (build/publish, natively, and the module when a blob's feed is checked) and the MCP
+// endpoint (per MCP request, which may allocate: it is not on the zero-allocation path
+// of the REST operations).
 package jsonv
 
 import (
-	"encoding/json"
-	"strconv"
-	"unsafe"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
-	"github.com/buger/jsonparser"
 	"github.com/campervan/agent-api/core/wire"
 )
 
@@ -43,8 +47,261 @@ type Result struct {
 	Str  string // a string's unescaped value
 }
 
-// ValidBytes reports whether b is one valid JSON value (RFC 8259).
-func ValidBytes(b []byte) bool { return json.Valid(b) }
+// maxDepth is how deeply arrays and objects may nest in a valid document: the limit of
+// encoding/json, which ValidBytes matches.
+const maxDepth = 10000
+
+// ValidBytes reports whether b is one valid JSON value (RFC 8259), with whitespace
+// around it allowed: what encoding/json.Valid reports (it does not check that strings
+// are UTF-8 either). It walks the document once, without recursion (nesting is kept as
+// one bit per level: a document cannot exhaust the stack) and without allocating.
+func ValidBytes(b []byte) bool {
+	s := wire.BytesString(b)
+	var objects [maxDepth / 8]byte // bit d: the container at depth d is an object
+	depth := 0
+	i := skipSpace(s, 0)
+	value := true // a value is expected at i (else: what follows a value)
+	for {
+		if value {
+			if i >= len(s) {
+				return false
+			}
+			switch c := s[i]; c {
+			case '{', '[':
+				if depth == maxDepth {
+					return false
+				}
+				if c == '{' {
+					objects[depth>>3] |= 1 << (depth & 7)
+				} else {
+					objects[depth>>3] &^= 1 << (depth & 7)
+				}
+				depth++
+				i = skipSpace(s, i+1)
+				if i < len(s) && (c == '{' && s[i] == '}' || c == '[' && s[i] == ']') {
+					depth--
+					i++
+					value = false
+					continue
+				}
+				if c == '{' {
+					if i = memberName(s, i); i < 0 {
+						return false
+					}
+				}
+				continue
+			case '"':
+				i = scanString(s, i)
+			case 't':
+				i = literal(s, i, "true")
+			case 'f':
+				i = literal(s, i, "false")
+			case 'n':
+				i = literal(s, i, "null")
+			default:
+				i = scanNumber(s, i)
+			}
+			if i < 0 {
+				return false
+			}
+			value = false
+			continue
+		}
+		i = skipSpace(s, i)
+		if depth == 0 {
+			return i == len(s)
+		}
+		if i >= len(s) {
+			return false
+		}
+		object := objects[(depth-1)>>3]&(1<<((depth-1)&7)) != 0
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+			if object {
+				if i = memberName(s, i); i < 0 {
+					return false
+				}
+			}
+			value = true
+		case '}', ']':
+			if (s[i] == '}') != object {
+				return false
+			}
+			depth--
+			i++
+		default:
+			return false
+		}
+	}
+}
+
+// memberName scans a member's name and its colon at i; it returns the offset of the
+// value (past the whitespace), or -1.
+func memberName(s string, i int) int {
+	if i >= len(s) || s[i] != '"' {
+		return -1
+	}
+	if i = skipSpace(s, scanString(s, i)); i < 0 || i >= len(s) || s[i] != ':' {
+		return -1
+	}
+	return skipSpace(s, i+1)
+}
+
+func space(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// skipSpace returns the offset of the first byte at or after i that is not JSON
+// whitespace (i itself when i < 0).
+func skipSpace(s string, i int) int {
+	for i >= 0 && i < len(s) && space(s[i]) {
+		i++
+	}
+	return i
+}
+
+// scanString returns the offset past the string that starts (with its quote) at i, or
+// -1 when it is not a valid JSON string: no byte below 0x20, and only the escapes
+// \" \\ \/ \b \f \n \r \t and \u with four hex digits.
+func scanString(s string, i int) int {
+	for i++; i < len(s); {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			if i+1 >= len(s) {
+				return -1
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(s, i+2); !ok {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		default:
+			i++
+		}
+	}
+	return -1
+}
+
+// hex4 reads the four hex digits at i.
+func hex4(s string, i int) (rune, bool) {
+	if i < 0 || i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for k := i; k < i+4; k++ {
+		c := s[k]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// scanNumber returns the offset past the number at i, or -1: -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(s string, i int) int {
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(s, i)
+	default:
+		return -1
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(s, i+1); j > i+1 {
+			i = j
+		} else {
+			return -1
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if j := digits(s, i); j > i {
+			i = j
+		} else {
+			return -1
+		}
+	}
+	return i
+}
+
+func digits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// literal returns the offset past word at i, or -1.
+func literal(s string, i int, word string) int {
+	if strings.HasPrefix(s[i:], word) {
+		return i + len(word)
+	}
+	return -1
+}
+
+// skipValue returns the offset past the value at i of a valid document (for one that
+// is not, an offset within s, or len(s)).
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	switch s[i] {
+	case '"':
+		if j := scanString(s, i); j > 0 {
+			return j
+		}
+		return len(s)
+	case '{', '[':
+		depth := 0
+		for i < len(s) {
+			switch s[i] {
+			case '"':
+				if i = scanString(s, i); i < 0 {
+					return len(s)
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && !space(s[j]) && s[j] != ',' && s[j] != '}' && s[j] != ']' {
+		j++
+	}
+	return j
+}
 
 // ParseBytes returns the value b holds; b should be valid (ValidBytes). The result
 // keeps a copy of b, so b may be reused.
@@ -61,7 +318,11 @@ func Parse(s string) Result {
 	for j > i && space(s[j-1]) {
 		j--
 	}
-	s = s[i:j]
+	return value(s[i:j])
+}
+
+// value makes the Result of one value's text (no whitespace around it).
+func value(s string) Result {
 	if s == "" {
 		return Result{}
 	}
@@ -69,8 +330,10 @@ func Parse(s string) Result {
 	case '{', '[':
 		return Result{Type: JSON, Raw: s}
 	case '"':
-		str, _ := jsonparser.ParseString(bytesOf(s[1 : len(s)-1]))
-		return Result{Type: String, Raw: s, Str: str}
+		if len(s) < 2 {
+			return Result{Type: String, Raw: s}
+		}
+		return Result{Type: String, Raw: s, Str: unescape(s[1 : len(s)-1])}
 	case 't':
 		return Result{Type: True, Raw: s}
 	case 'f':
@@ -81,38 +344,57 @@ func Parse(s string) Result {
 	return Result{Type: Number, Raw: s}
 }
 
-func space(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// bytesOf views s as bytes without a copy; jsonparser only reads its input.
-func bytesOf(s string) []byte {
-	if s == "" {
-		return nil
+// unescape returns the value of a JSON string's text between its quotes: s itself when
+// it holds no escape. A \u escape of a UTF-16 surrogate takes the \u escape after it as
+// its pair; what does not make a valid pair is U+FFFD (gjson's reading).
+func unescape(s string) string {
+	i := strings.IndexByte(s, '\\')
+	if i < 0 {
+		return s
 	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// result turns what jsonparser found in data into a Result; end is the offset in data
-// just past the value (past a string's closing quote).
-func result(data, value []byte, t jsonparser.ValueType, end int) Result {
-	switch t {
-	case jsonparser.String:
-		// jsonparser gives a string without its quotes: Raw takes them back from data.
-		raw := wire.BytesString(data[end-len(value)-2 : end])
-		str, _ := jsonparser.ParseString(value)
-		return Result{Type: String, Raw: raw, Str: str}
-	case jsonparser.Number:
-		return Result{Type: Number, Raw: wire.BytesString(value)}
-	case jsonparser.Object, jsonparser.Array:
-		return Result{Type: JSON, Raw: wire.BytesString(value)}
-	case jsonparser.Boolean:
-		if len(value) > 0 && value[0] == 't' {
-			return Result{Type: True, Raw: "true"}
+	b := make([]byte, i, len(s))
+	copy(b, s)
+	for i < len(s) {
+		c := s[i]
+		if c != '\\' {
+			b = append(b, c)
+			i++
+			continue
 		}
-		return Result{Type: False, Raw: "false"}
-	case jsonparser.Null:
-		return Result{Type: Null, Raw: "null"}
+		if i+1 >= len(s) {
+			break
+		}
+		switch e := s[i+1]; e {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := hex4(s, i+2)
+			if !ok {
+				return string(b)
+			}
+			i += 6
+			if utf16.IsSurrogate(r) && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2, ok := hex4(s, i+2); ok {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				}
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default: // " \ /
+			b = append(b, e)
+		}
+		i += 2
 	}
-	return Result{}
+	return string(b)
 }
 
 // Exists reports whether the value is present (JSON null is present).
@@ -142,31 +424,47 @@ func (r Result) Get(path string) Result {
 }
 
 // Member returns the member name of an object (the first, if repeated); a value that
-// is not an object, or has no such member, gives a Result that does not exist. It is
-// one jsonparser.Get: one scan of the object, nothing allocated for the members
-// skipped (the loader asks for every field by name).
+// is not an object, or has no such member, gives a Result that does not exist. One scan
+// of the object, nothing allocated for the members skipped (the loader asks for every
+// field by name).
 func (r Result) Member(name string) Result {
 	if !r.IsObject() {
 		return Result{}
 	}
-	if name != "" && name[0] == '[' {
-		// jsonparser reads "[n]" as an array index: look for such a name member by member.
-		var out Result
-		r.ForEach(func(k, v Result) bool {
-			if k.Str == name {
-				out = v
-				return false
-			}
-			return true
-		})
-		return out
+	var out Result
+	r.members(func(k string, escaped bool, v string) bool {
+		if escaped && unescape(k[1:len(k)-1]) == name || !escaped && k[1:len(k)-1] == name {
+			out = value(v)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// members calls f with each member of the object r.Raw: its name as written (with its
+// quotes; escaped tells whether it holds a backslash) and its value's text, in order,
+// until f returns false.
+func (r Result) members(f func(k string, escaped bool, v string) bool) {
+	s := r.Raw
+	i := skipSpace(s, 1)
+	for i < len(s) && s[i] == '"' {
+		k := skipValue(s, i)
+		name := s[i:k]
+		j := skipSpace(s, k)
+		if j >= len(s) || s[j] != ':' {
+			return
+		}
+		j = skipSpace(s, j+1)
+		e := skipValue(s, j)
+		if !f(name, strings.IndexByte(name, '\\') >= 0, s[j:e]) {
+			return
+		}
+		if i = skipSpace(s, e); i >= len(s) || s[i] != ',' {
+			return
+		}
+		i = skipSpace(s, i+1)
 	}
-	data := bytesOf(r.Raw)
-	value, t, end, err := jsonparser.Get(data, name)
-	if err != nil {
-		return Result{}
-	}
-	return result(data, value, t, end)
 }
 
 // ForEach calls f for each member of an object (k is the member's name, a String) or
@@ -175,52 +473,23 @@ func (r Result) ForEach(f func(k, v Result) bool) {
 	if r.Type != JSON {
 		return
 	}
-	data := bytesOf(r.Raw)
-	if r.Raw[0] == '[' {
-		stop := false
-		jsonparser.ArrayEach(data, func(value []byte, t jsonparser.ValueType, off int, err error) {
-			if stop || err != nil {
-				return
-			}
-			// ArrayEach's off is the value's end minus its length (for a string, one
-			// past its first character): off+len(value) is the end for every type.
-			stop = !f(Result{}, result(data, value, t, off+len(value)))
-		})
+	if r.Raw[0] == '{' {
+		r.members(func(k string, _ bool, v string) bool { return f(value(k), value(v)) })
 		return
 	}
-	jsonparser.ObjectEach(data, func(key, value []byte, t jsonparser.ValueType, end int) error {
-		var k Result
-		if within(data, key) {
-			// An unescaped name is a slice of data: Raw and Str are views of it.
-			start := int(uintptr(unsafe.Pointer(unsafe.SliceData(key))) - uintptr(unsafe.Pointer(unsafe.SliceData(data))))
-			k = Result{Type: String, Raw: wire.BytesString(data[start-1 : start+len(key)+1]), Str: wire.BytesString(key)}
-		} else {
-			// jsonparser unescaped the name into a buffer of its own: Raw is it written
-			// again as JSON (the same string; its escapes may be spelled differently).
-			name := string(key)
-			k = Result{Type: String, Raw: string(wire.AppendJSONString(nil, name)), Str: name}
+	s := r.Raw
+	i := skipSpace(s, 1)
+	for i < len(s) && s[i] != ']' {
+		e := skipValue(s, i)
+		if e == i || !f(Result{}, value(s[i:e])) {
+			return
 		}
-		if !f(k, result(data, value, t, end)) {
-			return errStop
+		if i = skipSpace(s, e); i >= len(s) || s[i] != ',' {
+			return
 		}
-		return nil
-	})
-}
-
-// within reports whether b is a non-empty slice of data's memory.
-func within(data, b []byte) bool {
-	if len(b) == 0 || len(data) == 0 {
-		return false
+		i = skipSpace(s, i+1)
 	}
-	p, d := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	return p > d && p+uintptr(len(b)) < d+uintptr(len(data))
 }
-
-var errStop = stopError{}
-
-type stopError struct{}
-
-func (stopError) Error() string { return "stop" }
 
 // Array returns the elements of an array; a value that is not an array gives itself
 // alone, and a value that does not exist (or null) none.
@@ -255,10 +524,11 @@ func (r Result) String() string {
 	return r.Raw
 }
 
-// Bool reports whether the value is true, or a string strconv.ParseBool reads as true.
+// Bool reports whether the value is true, or a string strconv.ParseBool reads as true
+// (wire.ParseBool reads what it reads).
 func (r Result) Bool() bool {
 	if r.Type == String {
-		b, _ := strconv.ParseBool(r.Str)
+		b, _ := wire.ParseBool(r.Str)
 		return b
 	}
 	return r.Type == True

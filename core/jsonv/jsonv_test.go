@@ -2,6 +2,7 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,20 +106,38 @@ func TestValuesAndPaths(t *testing.T) {
 	if !doc.Get("n").Exists() || doc.Get("nothing").Exists() {
 		t.Error("null must exist, a missing member must not")
 	}
-	for _, bad := range []string{``, `{`, `{"a":}`, `[1,]`, `"\x"`, `01`, `{"a":1}}`, `nul`} {
+	for _, bad := range []string{``, ` `, `{`, `{"a":}`, `[1,]`, `"\x"`, `01`, `{"a":1}}`, `nul`, `{"a" 1}`, `{1:2}`,
+		`[1 2]`, `{"a":1,}`, `"\u12g4"`, "\"a\x01\"", `-`, `1.`, `1e`, `.5`, `+1`, `[}`, `{]`, `"abc`, `truex`, `[1]]`,
+		`{"a":1 "b":2}`, strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)} {
 		if ValidBytes([]byte(bad)) {
 			t.Errorf("ValidBytes(%q) = true", bad)
 		}
+	}
+	for _, good := range []string{`0`, ` -0.5E+3 `, `"\u00e9\ud83d\ude00\/"`, `{"a":[1,{"b":null}],"c":{}}`, "\t[ true , false ]\n",
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)} {
+		if !ValidBytes([]byte(good)) {
+			t.Errorf("ValidBytes(%.40q) = false", good)
+		}
+	}
+	// A repeated member: the first is the one read.
+	if v := Parse(`{"a":1,"a":2,"b\u0061":3}`); v.Member("a").Raw != "1" || v.Member("ba").Raw != "3" {
+		t.Errorf("repeated or escaped member names: a=%q ba=%q", v.Member("a").Raw, v.Member("ba").Raw)
 	}
 }
 
 // FuzzMatchesGJSON: any valid document reads the same through jsonv and gjson.
 func FuzzMatchesGJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"b",{"c":null}]}`, `[]`, `"\u00e9\n"`, `{"k\"q":{"x":true}}`, `-0.5e-3`} {
+	for _, s := range []string{`{"a":[1,"b",{"c":null}]}`, `[]`, `"\u00e9\n"`, `{"k\"q":{"x":true}}`, `-0.5e-3`,
+		`["\ud800\u0041x","\udc00","\ud83d\ude00","\ud83d"]`, `{"\ud83d\ude00":"\u00e9\t","a\/b":[1,[2,[3]]]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 4096 || !ValidBytes(b) {
+		if len(b) > 4096 {
+			return
+		}
+		if v := ValidBytes(b); v != json.Valid(b) {
+			t.Fatalf("ValidBytes(%q) = %v, encoding/json.Valid %v", b, v, !v)
+		} else if !v {
 			return
 		}
 		same(t, "doc", ParseBytes(b), gjson.ParseBytes(bytes.TrimSpace(b)))
