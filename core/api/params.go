@@ -91,27 +91,15 @@ func (q *query) unescape(s string) (string, bool) {
 		case '+':
 			c = ' '
 		case '%':
-			if i+2 >= len(s) || unhex(s[i+1]) < 0 || unhex(s[i+2]) < 0 {
+			if i+2 >= len(s) || wire.Unhex(s[i+1]) < 0 || wire.Unhex(s[i+2]) < 0 {
 				return "", false
 			}
-			c = byte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			c = byte(wire.Unhex(s[i+1])<<4 | wire.Unhex(s[i+2]))
 			i += 2
 		}
 		q.buf = append(q.buf, c)
 	}
 	return wire.BytesString(q.buf[start:]), true
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // get returns the value of key and whether it was given, and marks it used. An

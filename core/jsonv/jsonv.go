@@ -198,18 +198,11 @@ func hex4(s string, i int) (rune, bool) {
 	}
 	var r rune
 	for k := i; k < i+4; k++ {
-		c := s[k]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
+		d := wire.Unhex(s[k])
+		if d < 0 {
 			return 0, false
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(d)
 	}
 	return r, true
 }
@@ -432,8 +425,8 @@ func (r Result) Member(name string) Result {
 		return Result{}
 	}
 	var out Result
-	r.members(func(k string, escaped bool, v string) bool {
-		if escaped && unescape(k[1:len(k)-1]) == name || !escaped && k[1:len(k)-1] == name {
+	r.members(func(k, v string) bool {
+		if unescape(k[1:len(k)-1]) == name { // k itself when it has no escape: nothing allocated
 			out = value(v)
 			return false
 		}
@@ -443,9 +436,8 @@ func (r Result) Member(name string) Result {
 }
 
 // members calls f with each member of the object r.Raw: its name as written (with its
-// quotes; escaped tells whether it holds a backslash) and its value's text, in order,
-// until f returns false.
-func (r Result) members(f func(k string, escaped bool, v string) bool) {
+// quotes) and its value's text, in order, until f returns false.
+func (r Result) members(f func(k, v string) bool) {
 	s := r.Raw
 	i := skipSpace(s, 1)
 	for i < len(s) && s[i] == '"' {
@@ -457,7 +449,7 @@ func (r Result) members(f func(k string, escaped bool, v string) bool) {
 		}
 		j = skipSpace(s, j+1)
 		e := skipValue(s, j)
-		if !f(name, strings.IndexByte(name, '\\') >= 0, s[j:e]) {
+		if !f(name, s[j:e]) {
 			return
 		}
 		if i = skipSpace(s, e); i >= len(s) || s[i] != ',' {
@@ -474,7 +466,7 @@ func (r Result) ForEach(f func(k, v Result) bool) {
 		return
 	}
 	if r.Raw[0] == '{' {
-		r.members(func(k string, _ bool, v string) bool { return f(value(k), value(v)) })
+		r.members(func(k, v string) bool { return f(value(k), value(v)) })
 		return
 	}
 	s := r.Raw

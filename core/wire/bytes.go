@@ -111,11 +111,11 @@ func ScanDigits(s string, max int64) (n int64, i int) {
 		if c < '0' || c > '9' {
 			return n, i
 		}
-		next := n*10 + int64(c-'0')
-		if next > max || next < n {
+		d := int64(c - '0')
+		if d > max || n > (max-d)/10 { // n*10+d > max, asked without computing n*10 (it may overflow)
 			return n, i
 		}
-		n = next
+		n = n*10 + d
 	}
 	return n, i
 }

@@ -9,37 +9,36 @@ package wire
 // was valid. TestParseIntMatchesStrconv holds them to strconv.
 
 // ParseInt returns the decimal integer s (an optional sign, then digits), and false
-// when s is not one or does not fit an int64.
+// when s is not one or does not fit an int64. The digits are ScanDigits'.
 func ParseInt(s string) (int64, bool) {
-	neg := false
+	neg := s != "" && s[0] == '-'
 	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if s == "" {
-		return 0, false
+	if neg && s == "9223372036854775808" { // -(1<<63): its magnitude is no int64
+		return -1 << 63, true
 	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (1<<63)/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-		if n > 1<<63 {
-			return 0, false
-		}
+	n, ok := Digits(s, 1<<63-1)
+	if !ok {
+		return 0, false
 	}
 	if neg {
-		return -int64(n), true // -(1<<63) wraps to itself: math.MinInt64
+		return -n, true
 	}
-	if n == 1<<63 {
-		return 0, false
+	return n, true
+}
+
+// Unhex returns the value of the hexadecimal digit c, or -1.
+func Unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
 	}
-	return int64(n), true
+	return -1
 }
 
 // ParseBool returns the boolean s spells as strconv.ParseBool reads it (1, t, T, TRUE,

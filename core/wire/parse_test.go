@@ -43,3 +43,23 @@ func FuzzParseIntMatchesStrconv(f *testing.F) {
 		}
 	})
 }
+
+// Digits at the edges of max: a max below 9, and max = MaxInt64, where n*10 would wrap
+// (the fuzz target found "21000000000000000000" read as 2553255926290448384).
+func TestDigitsBounds(t *testing.T) {
+	for _, c := range []struct {
+		s   string
+		max int64
+		n   int64
+		ok  bool
+	}{
+		{"5", 5, 5, true}, {"7", 5, 0, false}, {"0", 0, 0, true}, {"1", 0, 0, false}, {"10", 9, 1, false},
+		{"2147483647", 1<<31 - 1, 1<<31 - 1, true}, {"2147483648", 1<<31 - 1, 214748364, false},
+		{"9223372036854775807", 1<<63 - 1, 1<<63 - 1, true}, {"9223372036854775808", 1<<63 - 1, 922337203685477580, false},
+		{"21000000000000000000", 1<<63 - 1, 2100000000000000000, false},
+	} {
+		if n, ok := Digits(c.s, c.max); n != c.n || ok != c.ok {
+			t.Errorf("Digits(%q, %d) = %d, %v; want %d, %v", c.s, c.max, n, ok, c.n, c.ok)
+		}
+	}
+}
