@@ -17,6 +17,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -167,10 +168,18 @@ type kvService struct {
 	values map[string][]byte
 	fail   bool
 	reads  int
+	// gates hold the reads of a key until the test closes the channel.
+	gates map[string]chan struct{}
 }
 
 func (k *kvService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/"))
+	k.mu.Lock()
+	gate := k.gates[key]
+	k.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.reads++
@@ -271,4 +280,66 @@ func TestE2EInventoryKV(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("pointer moved -> visible: %v (INVENTORY_REFRESH_SECONDS 1)", time.Since(moved).Round(time.Millisecond))
+}
+
+// TestE2EInventoryFirstRead: while an isolate's first read of the live inventory is
+// under way, the requests whose answer reads the bookings wait for it (all of them, not
+// only the first), and the others are answered at once from the bundled reference data.
+func TestE2EInventoryFirstRead(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
+	gate := make(chan struct{})
+	kv := &kvService{
+		values: map[string][]byte{"inventory/current": []byte(invA.Version()), "inventory/" + invA.Version(): booked},
+		gates:  map[string]chan struct{}{"inventory/" + invA.Version(): gate},
+	}
+	d, _ := startWorkerdKV(t, kv, nil)
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(gate) }) }) // before the KV server's Close, which waits for held reads
+	ip := []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.15"}}
+	// The depots do not read the bookings: answered while the blob's read is held, so
+	// before the glue's bound on the wait (1 s), by the bundled data.
+	start := time.Now()
+	r := d.do(t, wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: ip})
+	took := time.Since(start)
+	if r.Status != 200 || !strings.HasPrefix(r.Header("x-inventory-version"), "bundled-") || took >= time.Second {
+		t.Fatalf("depots during the first read: %d, version %q, after %v; want 200 from the bundled data, before the 1-s bound", r.Status, r.Header("x-inventory-version"), took)
+	}
+	// Two searches sent while the read is held: both wait, and both get the live
+	// inventory once it is released.
+	type answer struct {
+		status  int
+		version string
+		body    []byte
+	}
+	got := make(chan answer, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			req, _ := http.NewRequest("GET", d.base+e2eSearch, nil)
+			req.Header.Set("cf-connecting-ip", "198.51.100.16")
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				got <- answer{status: -1, version: err.Error()}
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got <- answer{resp.StatusCode, resp.Header.Get("x-inventory-version"), b}
+		}()
+	}
+	select {
+	case a := <-got:
+		t.Fatalf("a search was answered (%d, version %q) while the first inventory read was held", a.status, a.version)
+	case <-time.After(150 * time.Millisecond):
+	}
+	release.Do(func() { close(gate) })
+	for i := 0; i < 2; i++ {
+		a := <-got
+		if a.status != 200 || a.version != invA.Version() || offeredIDs(t, a.body)[3] {
+			t.Errorf("search %d after the read: %d, version %q; want 200 from %s, vehicle 3 booked out", i+1, a.status, a.version, invA.Version())
+		}
+	}
+	t.Logf("depots answered in %v during the first read", took.Round(time.Millisecond))
 }

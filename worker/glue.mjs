@@ -11,7 +11,8 @@
 // is retried once on a fresh instance, and every later request gets the fresh one.
 //
 // The live inventory (docs/inventory.md): the bookings come from the INVENTORY KV
-// namespace, read in the background; no request but an isolate's first waits on KV.
+// namespace, read in the background; only the requests whose answer reads the bookings,
+// while an isolate's first read is under way, wait on KV.
 import wasmModule from "./app.wasm";
 
 const enc = new TextEncoder();
@@ -207,8 +208,10 @@ function instantiate(env) {
 }
 
 // Live inventory. KV holds "inventory/current" (a version) and "inventory/<version>"
-// (the blob build/publish wrote). The first request of an isolate waits at most
-// INVENTORY_FIRST_WAIT_MS for it; after that the pointer is read in the background
+// (the blob build/publish wrote). An isolate's first read starts with its first request;
+// until it ends (at most INVENTORY_FIRST_WAIT_MS), the requests whose answer reads the
+// bookings (the module's reads_inventory) wait for it, and the others (the depots, a
+// vehicle's extras, a preflight) are answered at once. After that the pointer is read in the background
 // (ctx.waitUntil) at most every INVENTORY_REFRESH_SECONDS, and the blob only when the
 // pointer moved. The module takes a blob in one call (inventory), between requests, or
 // refuses it and keeps serving the one it has. A KV failure is logged once per isolate;
@@ -216,7 +219,7 @@ function instantiate(env) {
 const INVENTORY_POINTER = "inventory/current";
 const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
 const INVENTORY_FIRST_WAIT_MS = 1000;
-const inv = { pointer: null, blob: null, next: 0, pending: null, first: true, logged: false };
+const inv = { pointer: null, blob: null, next: 0, pending: null, first: true, ready: null, logged: false };
 
 function inventoryApply(a, bytes) {
   const p = ensure(a, bytes.length);
@@ -256,21 +259,41 @@ async function inventoryRefresh(env) {
   }
 }
 
-// inventoryTick starts a refresh when one is due; it returns a promise the isolate's
-// first request awaits (bounded), or null.
+// inventoryTick starts a refresh when one is due. While the isolate's first read is
+// under way it returns a promise that settles when the read ends or
+// INVENTORY_FIRST_WAIT_MS have passed, whichever is first (every request of that
+// window that reads the bookings awaits it, not only the first); after, null.
 function inventoryTick(env, ctx) {
-  if (!env || !env.INVENTORY || inv.pending !== null) return null;
+  if (!env || !env.INVENTORY) return null;
   const now = Date.now();
-  if (now < inv.next) return null;
-  const every = Number(env.INVENTORY_REFRESH_SECONDS);
-  inv.next = now + 1000 * (every > 0 ? every : 15);
-  const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
-  inv.pending = p;
-  ctx.waitUntil(p);
-  if (!inv.first) return null;
-  inv.first = false;
-  let timer;
-  return Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })]).finally(() => clearTimeout(timer));
+  if (inv.pending === null && now >= inv.next) {
+    const every = Number(env.INVENTORY_REFRESH_SECONDS);
+    inv.next = now + 1000 * (every > 0 ? every : 15);
+    const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
+    inv.pending = p;
+    ctx.waitUntil(p);
+    if (inv.first) {
+      inv.first = false;
+      let timer;
+      inv.ready = Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })])
+        .finally(() => { clearTimeout(timer); inv.ready = null; });
+    }
+  }
+  return inv.ready;
+}
+
+// readsInventory asks the module whether the answer to method target reads the
+// bookings (or names their version); asked only while the first read is under way. It
+// makes the instance if there is none: its compile and start then overlap the read.
+const NO_VALUES = [];
+function readsInventory(method, target, env) {
+  try {
+    if (app === null) app = instantiate(env);
+    return app.ex.reads_inventory(writeRequest(app, method, target, HEADERS, NO_VALUES, NAME_FIELDS, NO_BODY, 0)) !== 0;
+  } catch (err) {
+    app = null; // answer() makes a fresh instance, and logs if that traps too
+    return true;
+  }
 }
 
 // The response's headers arrive interned (core/wire/hdrtable.go): each is a slot of a
@@ -465,7 +488,8 @@ async function readBody(request) {
 
 // answer runs one request through the module (retrying once on a fresh instance after
 // a trap) and makes its Response. It is synchronous: fetch returns its Response itself
-// when nothing had to be awaited, which is every GET and HEAD but an isolate's first
+// when nothing had to be awaited, which is every GET and HEAD but those that wait for an
+// isolate's first inventory read
 // (issue 16: an async fetch costs every request a promise and a microtask turn in
 // workerd, as much CPU as the module's whole handle).
 function answer(method, target, hv, body, env, ctx) {
@@ -516,8 +540,8 @@ async function post(request, target, env, ctx) {
     if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
     return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
   }
-  const first = inventoryTick(env, ctx);
-  if (first !== null) await first;
+  const ready = inventoryTick(env, ctx); // the MCP endpoint's tools search: it waits
+  if (ready !== null) await ready;
   // The headers are read after the last await: while it waited, another request may
   // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
   return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx);
@@ -530,9 +554,9 @@ export default {
     const method = request.method;
     if (method === "POST") return post(request, target, env, ctx);
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
-    const first = inventoryTick(env, ctx);
-    if (first !== null) { // an isolate's first request waits (bounded) for the live inventory
-      return first.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx));
+    const ready = inventoryTick(env, ctx);
+    if (ready !== null && readsInventory(method, target, env)) { // the isolate's first inventory read is under way
+      return ready.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx));
     }
     return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx);
   },

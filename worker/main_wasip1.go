@@ -122,6 +122,23 @@ func inventory(n uint32) uint32 {
 	return setInventory(server, inbuf[:n], logLine)
 }
 
+// reads_inventory takes a request in the alloc buffer (as handle does; its headers are
+// not read) and returns 1 when its answer reads the bookings or names the inventory
+// version (api.Server.ReadsInventory), else 0. The glue asks while an isolate's first
+// read of the live inventory is under way, to hold only those requests. Nothing is
+// counted against the client. A buffer it cannot read gets 1: wait when unsure.
+//
+//go:wasmexport reads_inventory
+func readsInventory(n uint32) uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &req) != nil || server.ReadsInventory(&req) {
+		return 1
+	}
+	return 0
+}
+
 // nowMillis reads the host's realtime clock (Date.now() in the Worker) straight from
 // WASI: TinyGo's time.Now passes a pointer to a local to clock_time_get, which makes
 // that local a heap allocation on every call; a package-level result slot does not.

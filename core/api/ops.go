@@ -48,6 +48,11 @@ type Op struct {
 	// ParamNote follows the list of accepted parameters in messages.
 	ParamNote string
 	Cache     cacheClass
+	// Bookings: the answer reads the bookings, or names the inventory version (the
+	// index, the OpenAPI document). While an isolate's first read of the live inventory
+	// is under way, the glue holds such a request until the read ends (at most 1 s), and
+	// answers the others at once (ReadsInventory; docs/inventory.md).
+	Bookings bool
 	// Tool is the operation as an MCP tool; an operation without a tool Name is not
 	// a tool, and is not listed among the index's operations either. Tool.Path and
 	// Tool.PathParam are filled from Path.
@@ -77,16 +82,16 @@ var (
 )
 
 var ops = [...]Op{
-	{Path: "/", Cache: cacheStatic, handle: (*Server).getIndex},
-	{Path: "/openapi.json", Cache: cacheStatic, handle: (*Server).getOpenAPI},
+	{Path: "/", Bookings: true, Cache: cacheStatic, handle: (*Server).getIndex},
+	{Path: "/openapi.json", Bookings: true, Cache: cacheStatic, handle: (*Server).getOpenAPI},
 	{Path: "/depots", Cache: cacheStatic, handle: (*Server).getDepots,
 		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
 			Lead: "Step 1: list every depot (id, name, pick-up and drop-off times, opening hours and closed public holidays). A depot's id is pick_up_depot_id / drop_off_depot_id of search_vehicles and get_quote. Takes no arguments."}},
-	{Path: "/vehicles/availability", Cache: cacheSearch, handle: (*Server).getAvailability,
+	{Path: "/vehicles/availability", Bookings: true, Cache: cacheSearch, handle: (*Server).getAvailability,
 		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
 			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
-	{Path: "/vehicles/availability/calendar", Cache: cacheSearch, handle: (*Server).getCalendar,
+	{Path: "/vehicles/availability/calendar", Bookings: true, Cache: cacheSearch, handle: (*Server).getCalendar,
 		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
 			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal},
 		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
@@ -99,13 +104,13 @@ var ops = [...]Op{
 		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
 		Tool: mcp.Tool{Name: "list_insurance_plans", Title: "List a vehicle's insurance plans", Wrap: "insurancePlans", PathHint: "a vehicleId from search_vehicles",
 			Lead: "Step 3 (optional): list the insurance (excess reduction) plans of a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost for the period. Give the chosen plan's id to get_quote's insurance_id."}},
-	{Path: "/quotes", Cache: cacheNone, handle: (*Server).getQuote,
+	{Path: "/quotes", Bookings: true, Cache: cacheNone, handle: (*Server).getQuote,
 		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate,
 			{Name: "vehicle_id", Required: true, What: "a vehicleId", From: "/vehicles/availability"},
 			{Name: "accessory_ids"}, {Name: "insurance_id"}},
 		Tool: mcp.Tool{Name: "get_quote", Title: "Get a price quote",
 			Lead: "Step 4: price a hire exactly: the depots and dates of search_vehicles, vehicle_id from search_vehicles, optional accessory_ids from list_accessories and insurance_id from list_insurance_plans. totalAmount (NZD) is the sum of the four fees of priceBreakdown. A quote is not a booking: give the customer checkoutUrl."}},
-	{Path: "/quotes/{quoteId}", Cache: cacheNone, handle: (*Server).getQuoteCheck,
+	{Path: "/quotes/{quoteId}", Bookings: true, Cache: cacheNone, handle: (*Server).getQuoteCheck,
 		Tool: mcp.Tool{Name: "check_quote", Title: "Check a quote", PathHint: "a quoteId from get_quote",
 			Lead: "Step 5, before checkout or when coming back to a quote later: check a quoteId from get_quote. status is valid (same total, still available, not expired), changed (available at another total: originalTotalAmount then, quote.totalAmount now), unavailable (reason says why; suggestions give ways forward) or expired (quote is the same hire priced now). quote is the hire re-priced with a new quoteId and checkoutUrl, or null when it is unavailable."}},
 }

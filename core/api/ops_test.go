@@ -109,3 +109,66 @@ func TestVarsAreRead(t *testing.T) {
 		t.Errorf("ConfigFromVars reads a var not in Vars: %v", err)
 	}
 }
+
+// TestReadsInventory: which requests an isolate holds while its first read of the live
+// inventory is under way. Every operation of the table is listed here, so a new one
+// cannot be added without deciding.
+func TestReadsInventory(t *testing.T) {
+	byPath := map[string]bool{
+		"/": true, "/openapi.json": true, // they name the inventory version
+		"/depots":                               false,
+		"/vehicles/availability":                true,
+		"/vehicles/availability/calendar":       true,
+		"/vehicles/{vehicleId}/accessories":     false,
+		"/vehicles/{vehicleId}/insurance-types": false,
+		"/quotes":                               true,
+		"/quotes/{quoteId}":                     true,
+	}
+	for _, o := range ops {
+		want, ok := byPath[o.Path]
+		if !ok {
+			t.Errorf("operation %s: not in this test's table; decide whether its answer reads the bookings", o.Path)
+		} else if o.Bookings != want {
+			t.Errorf("operation %s: Bookings %v, want %v", o.Path, o.Bookings, want)
+		}
+	}
+	s := robustServer(t)
+	for _, c := range []struct {
+		method, target string
+		want           bool
+	}{
+		{"GET", "/api/agent/depots", false},
+		{"HEAD", "/api/agent/depots?x=1", false},
+		{"GET", "/api/agent/vehicles/availability?pick_up_depot_id=1", true},
+		{"HEAD", "/api/agent/vehicles/availability", true},
+		{"OPTIONS", "/api/agent/vehicles/availability", false}, // a preflight reads nothing
+		{"GET", "/api/agent/vehicles/availability/calendar?days=7", true},
+		{"GET", "/api/agent/vehicles/4/accessories", false},
+		{"GET", "/api/agent/vehicles/4/insurance-types?pick_up_date=2027-03-01", false},
+		{"GET", "/api/agent/quotes?vehicle_id=1", true},
+		{"GET", "/api/agent/quotes/AQEC", true},
+		{"GET", "/api/agent", true},
+		{"GET", "/api/agent/", true},
+		{"GET", "/api/agent/openapi.json", true},
+		{"POST", "/api/agent/mcp", true},
+		{"GET", "/api/agent/mcp", false},
+		{"GET", "/api/agent/nowhere", false},
+		{"GET", "/api/agentx/vehicles/availability", false},
+		{"GET", "/", false},
+		{"GET", "", false},
+	} {
+		req := Request{Method: c.method, Target: c.target}
+		if got := s.ReadsInventory(&req); got != c.want {
+			t.Errorf("%s %s: ReadsInventory %v, want %v", c.method, c.target, got, c.want)
+		}
+	}
+	// No side effects: asking counts nothing against the client.
+	req := Request{Method: "GET", Target: "/api/agent/vehicles/availability", Headers: []Header{{Name: "cf-connecting-ip", Value: "198.51.100.9"}}}
+	for i := 0; i < 500; i++ {
+		s.ReadsInventory(&req)
+	}
+	d := do(s, "GET", "/api/agent/depots", req.Headers...)
+	if got, want := d.Header("x-ratelimit-remaining"), "99"; got != want {
+		t.Errorf("after 500 questions and one request: x-ratelimit-remaining %q, want %q", got, want)
+	}
+}

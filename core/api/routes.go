@@ -15,6 +15,40 @@ const (
 	routeMCP  = "/mcp"
 )
 
+// belowBase returns a path's part below the base path, and whether it is below it.
+func (s *Server) belowBase(path string) (string, bool) {
+	base := s.cfg.BasePath
+	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
+		return "", false
+	}
+	return path[len(base):], true
+}
+
+// ReadsInventory says whether the answer to req reads the bookings or names the
+// inventory version: an operation marked Bookings (GET or HEAD), or a POST to the MCP
+// endpoint (its tools search). The glue asks only while an isolate's first read of the
+// live inventory is under way: it holds these requests until the read ends, and
+// answers the others (the depots, a vehicle's accessories and insurance plans, a
+// preflight, an unknown path) at once, from the reference data bundled with the
+// module. It has no side effects: nothing is counted against the client.
+func (s *Server) ReadsInventory(req *wire.Request) bool {
+	path := req.Target
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	rest, ok := s.belowBase(path)
+	switch {
+	case !ok:
+		return false
+	case rest == routeMCP:
+		return req.Method == "POST"
+	case req.Method != "GET" && req.Method != "HEAD":
+		return false
+	}
+	op, _ := match(rest)
+	return op >= 0 && ops[op].Bookings
+}
+
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	w.Reset()
@@ -25,13 +59,12 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	if i := strings.IndexByte(target, '?'); i >= 0 {
 		path, rawQuery = target[:i], target[i+1:]
 	}
-	base := s.cfg.BasePath
-	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {
+	rest, ok := s.belowBase(path)
+	if !ok {
 		w.SetHeader(":route", routeNone)
 		s.uncounted(req, w, routeNone, false)
 		return
 	}
-	rest := path[len(base):]
 	op, pathParam := -1, ""
 	route := routeMCP
 	if rest != routeMCP {
