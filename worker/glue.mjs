@@ -219,7 +219,7 @@ function instantiate(env) {
 const INVENTORY_POINTER = "inventory/current";
 const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
 const INVENTORY_FIRST_WAIT_MS = 1000;
-const inv = { pointer: null, blob: null, next: 0, pending: null, first: true, ready: null, logged: false };
+const inv = { pointer: null, blob: null, next: 0, pending: null, ready: null, logged: false }; // next: 0 until the first read starts
 
 function inventoryApply(a, bytes) {
   const p = ensure(a, bytes.length);
@@ -265,19 +265,19 @@ async function inventoryRefresh(env) {
 // window that reads the bookings awaits it, not only the first); after, null.
 function inventoryTick(env, ctx) {
   if (!env || !env.INVENTORY) return null;
+  if (inv.pending !== null) return inv.ready; // a read is under way: no clock
   const now = Date.now();
-  if (inv.pending === null && now >= inv.next) {
-    const every = Number(env.INVENTORY_REFRESH_SECONDS);
-    inv.next = now + 1000 * (every > 0 ? every : 15);
-    const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
-    inv.pending = p;
-    ctx.waitUntil(p);
-    if (inv.first) {
-      inv.first = false;
-      let timer;
-      inv.ready = Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })])
-        .finally(() => { clearTimeout(timer); inv.ready = null; });
-    }
+  if (now < inv.next) return null; // inv.ready is null once the first read ended
+  const first = inv.next === 0; // no read has started yet
+  const every = Number(env.INVENTORY_REFRESH_SECONDS);
+  inv.next = now + 1000 * (every > 0 ? every : 15);
+  const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
+  inv.pending = p;
+  ctx.waitUntil(p);
+  if (first) {
+    let timer;
+    inv.ready = Promise.race([p, new Promise((res) => { timer = setTimeout(res, INVENTORY_FIRST_WAIT_MS); })])
+      .finally(() => { clearTimeout(timer); inv.ready = null; });
   }
   return inv.ready;
 }
