@@ -31,6 +31,16 @@ func errorLine(msg string) string {
 	return string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), msg)) + "}"
 }
 
+// offeredVersion returns the version of blob after setInventory returned r: the one now
+// serving when it was taken (0), else the blob's own (its content hash, computed again:
+// a refusal is rare and the hash is cheap).
+func offeredVersion(s *api.Server, blob []byte, r uint32) string {
+	if r == 0 {
+		return s.InventoryVersion()
+	}
+	return rental.InventoryVersion(blob)
+}
+
 // setInventory hands blob to the server (api.Server.SetInventory) and logs the outcome:
 // 0 when it serves, 1 when it was refused and the previous inventory still serves.
 func setInventory(s *api.Server, blob []byte, logf func(string)) uint32 {

@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
 )
 
@@ -155,6 +156,13 @@ func TestE2EInventoryPublish(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(cur)) != version {
 		t.Errorf("inventory/current after the bad feed: %q (%v), want %s", cur, err, version)
 	}
+	// inventory/latest holds the same blob (what an isolate's first read takes).
+	cmd = exec.Command(filepath.Join(root, "build/wrangler.sh"), "kv", "key", "get", "inventory/latest",
+		"--binding", "INVENTORY", "--local", "--persist-to", d.persist, "-c", "wrangler.toml")
+	cmd.Dir = root
+	if latest, err := cmd.Output(); err != nil || rental.InventoryVersion(latest) != version {
+		t.Errorf("inventory/latest after the publish: %d bytes of version %s (%v), want the blob of %s", len(latest), rental.InventoryVersion(latest), err, version)
+	}
 	time.Sleep(2500 * time.Millisecond) // past one refresh
 	if r := get(e2eSearch); r.Header("x-inventory-version") != version || offeredIDs(t, r.Body)[vehicle] {
 		t.Errorf("after the bad feed: version %q, want %q unchanged", r.Header("x-inventory-version"), version)
@@ -168,8 +176,16 @@ type kvService struct {
 	values map[string][]byte
 	fail   bool
 	reads  int
+	keys   []string // every key read, in order
 	// gates hold the reads of a key until the test closes the channel.
 	gates map[string]chan struct{}
+}
+
+// read returns the keys read so far, in order.
+func (k *kvService) read() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.keys...)
 }
 
 func (k *kvService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -183,6 +199,7 @@ func (k *kvService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.reads++
+	k.keys = append(k.keys, key)
 	if k.fail {
 		http.Error(w, "KV is down (test)", 500)
 		return
@@ -228,6 +245,11 @@ func TestE2EInventoryKV(t *testing.T) {
 	r := get()
 	if r.Header("x-inventory-version") != invA.Version() || offeredIDs(t, r.Body)[3] {
 		t.Fatalf("first request: version %q, want %q with vehicle 3 booked out", r.Header("x-inventory-version"), invA.Version())
+	}
+	// No inventory/latest here (a namespace published before it existed): the first read
+	// goes on to the pointer and the blob it names.
+	if k := kv.read(); len(k) < 3 || k[0] != "inventory/latest" || k[1] != "inventory/current" || k[2] != "inventory/"+invA.Version() {
+		t.Fatalf("the first read's keys: %q, want inventory/latest, inventory/current, inventory/%s", k, invA.Version())
 	}
 	// KV fails: the answers go on from A, and the failure is logged once.
 	kv.set(func() { kv.fail = true; kv.values["inventory/current"] = []byte(invB.Version()) })
@@ -292,8 +314,8 @@ func TestE2EInventoryFirstRead(t *testing.T) {
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	gate := make(chan struct{})
 	kv := &kvService{
-		values: map[string][]byte{"inventory/current": []byte(invA.Version()), "inventory/" + invA.Version(): booked},
-		gates:  map[string]chan struct{}{"inventory/" + invA.Version(): gate},
+		values: map[string][]byte{"inventory/current": []byte(invA.Version()), "inventory/" + invA.Version(): booked, "inventory/latest": booked},
+		gates:  map[string]chan struct{}{"inventory/latest": gate},
 	}
 	d, _ := startWorkerdKV(t, kv, nil)
 	var release sync.Once
@@ -341,5 +363,84 @@ func TestE2EInventoryFirstRead(t *testing.T) {
 			t.Errorf("search %d after the read: %d, version %q; want 200 from %s, vehicle 3 booked out", i+1, a.status, a.version, invA.Version())
 		}
 	}
+	// One KV round trip: inventory/latest holds the blob, which names its version (the
+	// next read, of the pointer alone, is a refresh 15 s later).
+	if k := kv.read(); len(k) != 1 || k[0] != "inventory/latest" {
+		t.Errorf("the first read's keys: %q, want inventory/latest alone", k)
+	}
 	t.Logf("depots answered in %v during the first read", took.Round(time.Millisecond))
+}
+
+// TestE2EInventoryLatest: an isolate's first read takes inventory/latest, and the pointer
+// stays the authority: a refused latest goes on to the pointer's blob at once; a latest
+// behind the pointer (a publish whose last write failed) serves first, and the pointer's
+// version within a refresh; a latest at the pointer's version is never read again under
+// its own key.
+func TestE2EInventoryLatest(t *testing.T) {
+	if !*e2e {
+		t.Skip("the end-to-end tests run with -e2e (make test)")
+	}
+	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
+	empty, invB := inventoryBlob(t, `[]`)
+	blobA := "inventory/" + invA.Version()
+	for _, c := range []struct {
+		name   string
+		latest []byte
+		first  string   // the version of the first search
+		keys   []string // the keys of the first read
+		log    string   // a line the log must have
+	}{
+		{"the pointer's version", booked, invA.Version(), []string{"inventory/latest"}, `"inventory ` + invA.Version() + ` serving"`},
+		{"refused", []byte("CVIX\x01 not an inventory"), invA.Version(), []string{"inventory/latest", "inventory/current", blobA}, "inventory/latest refused"},
+		{"behind the pointer", empty, invB.Version(), []string{"inventory/latest"}, `"inventory ` + invB.Version() + ` serving"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kv := &kvService{values: map[string][]byte{"inventory/current": []byte(invA.Version()), blobA: booked, "inventory/latest": c.latest}}
+			d, logPath := startWorkerdKV(t, kv, map[string]string{"INVENTORY_REFRESH_SECONDS": "1"})
+			get := func() wire.DecodedResponse {
+				return d.do(t, wire.Request{Method: "GET", Target: e2eSearch, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.17"}}})
+			}
+			if r := get(); r.Status != 200 || r.Header("x-inventory-version") != c.first {
+				t.Fatalf("first search: %d, version %q, want %q", r.Status, r.Header("x-inventory-version"), c.first)
+			}
+			if k := kv.read(); strings.Join(k, " ") != strings.Join(c.keys, " ") {
+				t.Errorf("the first read's keys: %q, want %q", k, c.keys)
+			}
+			// Within two refreshes every answer is from the pointer's version, A.
+			for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+				r := get()
+				if r.Header("x-inventory-version") == invA.Version() && !offeredIDs(t, r.Body)[3] {
+					break
+				}
+				if time.Since(start) > 3*time.Second {
+					t.Fatalf("3 s after the first read: version %q, want the pointer's %q", r.Header("x-inventory-version"), invA.Version())
+				}
+			}
+			// A refresh starts with a request: 2.5 s of them, past two more refreshes.
+			for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				if r := get(); r.Header("x-inventory-version") != invA.Version() {
+					t.Fatalf("after the switch to the pointer's version: %q", r.Header("x-inventory-version"))
+				}
+			}
+			reads := kv.read()
+			blobReads := 0
+			for _, k := range reads[len(c.keys):] {
+				if k != "inventory/current" {
+					blobReads++
+				}
+			}
+			// A refresh reads the pointer; the blob only when the pointer names another
+			// version than the one serving: once when latest was behind, else never.
+			if want := map[bool]int{true: 1, false: 0}[c.first != invA.Version()]; blobReads != want || len(reads) < len(c.keys)+2 {
+				t.Errorf("reads after the first: %q; want the pointer each refresh and %d blob read(s)", reads[len(c.keys):], want)
+			}
+			log, _ := os.ReadFile(logPath)
+			if !strings.Contains(string(log), c.log) {
+				t.Errorf("the log has no %s:\n%s", c.log, log)
+			}
+			if n := strings.Count(string(log), "refused"); c.name != "refused" && n != 0 {
+				t.Errorf("%d refusals logged:\n%s", n, log)
+			}
+		})
+	}
 }

@@ -207,16 +207,21 @@ function instantiate(env) {
   return a;
 }
 
-// Live inventory. KV holds "inventory/current" (a version) and "inventory/<version>"
-// (the blob build/publish wrote). An isolate's first read starts with its first request;
-// until it ends (at most INVENTORY_FIRST_WAIT_MS), the requests whose answer reads the
-// bookings (the module's reads_inventory) wait for it, and the others (the depots, a
-// vehicle's extras, a preflight) are answered at once. After that the pointer is read in the background
-// (ctx.waitUntil) at most every INVENTORY_REFRESH_SECONDS, and the blob only when the
-// pointer moved. The module takes a blob in one call (inventory), between requests, or
-// refuses it and keeps serving the one it has. A KV failure is logged once per isolate;
-// serving goes on from the last inventory taken (the bundled one at first).
+// Live inventory. KV holds "inventory/current" (a version), "inventory/<version>" (the
+// blob build/publish wrote) and "inventory/latest" (the blob of the version current
+// names, written after it). An isolate's first read starts with its first request and
+// takes inventory/latest: one KV round trip (the module reports the blob's version); only
+// when that key is missing or its blob refused does it go on to the pointer and the blob
+// it names. Until it ends (at most INVENTORY_FIRST_WAIT_MS), the requests whose answer
+// reads the bookings (the module's reads_inventory) wait for it, and the others (the
+// depots, a vehicle's extras, a preflight) are answered at once. After that the pointer
+// is read in the background (ctx.waitUntil) at most every INVENTORY_REFRESH_SECONDS, and
+// the blob only when the pointer moved. The module takes a blob in one call (inventory),
+// between requests, or refuses it and keeps serving the one it has. A KV failure is
+// logged once per isolate; serving goes on from the last inventory taken (the bundled
+// one at first).
 const INVENTORY_POINTER = "inventory/current";
+const INVENTORY_LATEST = "inventory/latest";
 const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
 const INVENTORY_FIRST_WAIT_MS = 1000;
 const inv = { pointer: null, blob: null, next: 0, pending: null, ready: null, logged: false }; // next: 0 until the first read starts
@@ -233,9 +238,37 @@ function inventoryFail(msg, err) {
   console.error(JSON.stringify({ level: "error", msg: msg + "; serving the last inventory taken (logged once per isolate)", error: String(err) }));
 }
 
-async function inventoryRefresh(env) {
+// inventoryTake offers the blob read from key to the module; true when it serves. With
+// version (the key names none: inventory/latest) it sets inv.pointer to the version the
+// module reports for the blob, taken or refused: the pointer naming that version then
+// reads nothing more.
+function inventoryTake(env, buf, key, version) {
+  const bytes = new Uint8Array(buf);
+  try {
+    if (app === null) app = instantiate(env);
+    const ok = inventoryApply(app, bytes) === 0;
+    if (version) {
+      const p = app.ex.inventory_version();
+      views(app);
+      inv.pointer = ascii(app.u8, p + 4, p + 4 + app.dv.getUint32(p, true));
+    }
+    if (ok) inv.blob = bytes;
+    else console.error(JSON.stringify({ level: "error", msg: key + " refused (the line before says why); serving the previous version, and this one is not read again" }));
+    return ok;
+  } catch (err) {
+    app = null;
+    console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
+    return false;
+  }
+}
+
+async function inventoryRefresh(env, first) {
   let ptr, buf;
   try {
+    if (first) {
+      buf = await env.INVENTORY.get(INVENTORY_LATEST, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
+      if (buf !== null && inventoryTake(env, buf, INVENTORY_LATEST, true)) return;
+    }
     ptr = await env.INVENTORY.get(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
     if (ptr === null || ptr === inv.pointer) return;
     buf = await env.INVENTORY.get("inventory/" + ptr, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
@@ -248,15 +281,7 @@ async function inventoryRefresh(env) {
     return;
   }
   inv.pointer = ptr; // tried once per version: a refused blob is not read again
-  const bytes = new Uint8Array(buf);
-  try {
-    if (app === null) app = instantiate(env);
-    if (inventoryApply(app, bytes) === 0) inv.blob = bytes;
-    else console.error(JSON.stringify({ level: "error", msg: "inventory/" + ptr + " refused (the line before says why); serving the previous version, and this one is not read again" }));
-  } catch (err) {
-    app = null;
-    console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "inventory" }));
-  }
+  inventoryTake(env, buf, "inventory/" + ptr, false);
 }
 
 // inventoryTick starts a refresh when one is due. While the isolate's first read is
@@ -271,7 +296,7 @@ function inventoryTick(env, ctx) {
   const first = inv.next === 0; // no read has started yet
   const every = Number(env.INVENTORY_REFRESH_SECONDS);
   inv.next = now + 1000 * (every > 0 ? every : 15);
-  const p = inventoryRefresh(env).finally(() => { inv.pending = null; });
+  const p = inventoryRefresh(env, first).finally(() => { inv.pending = null; });
   inv.pending = p;
   ctx.waitUntil(p);
   if (first) {

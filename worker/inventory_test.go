@@ -33,6 +33,30 @@ func (a *wasmApp) inventory(t testing.TB, blob []byte) uint64 {
 	return res[0]
 }
 
+// (wasmApp).offeredVersion returns what the module's inventory_version export reports:
+// the version of the blob the last inventory call was offered.
+func (a *wasmApp) offeredVersion(t testing.TB) string {
+	t.Helper()
+	f := a.mod.ExportedFunction("inventory_version")
+	if f == nil {
+		t.Fatal("the module does not export inventory_version")
+	}
+	res, err := f.Call(context.Background())
+	if err != nil {
+		t.Fatalf("inventory_version: %v (stderr: %s)", err, a.stderr)
+	}
+	mem := a.mod.Memory()
+	n, ok := mem.ReadUint32Le(uint32(res[0]))
+	if !ok {
+		t.Fatalf("inventory_version: address %d outside memory", res[0])
+	}
+	b, ok := mem.Read(uint32(res[0])+4, n)
+	if !ok {
+		t.Fatalf("inventory_version: %d bytes at %d outside memory", n, res[0]+4)
+	}
+	return string(b)
+}
+
 // inventoryBlob builds the blob of feed against the bundled catalog.
 func inventoryBlob(t testing.TB, feed string) ([]byte, *rental.Inventory) {
 	t.Helper()
@@ -78,10 +102,16 @@ func TestWasmInventorySwap(t *testing.T) {
 		}
 	}
 	same("bundled", s.InventoryVersion())
+	if v := a.offeredVersion(t); v != "" {
+		t.Fatalf("inventory_version before any blob = %q, want empty", v)
+	}
 
 	blob, inv := inventoryBlob(t, testFeed)
 	if r := a.inventory(t, blob); r != 0 {
 		t.Fatalf("inventory(good blob) = %d; stderr: %s", r, a.stderr)
+	}
+	if v := a.offeredVersion(t); v != inv.Version() {
+		t.Fatalf("inventory_version after a taken blob = %q, want %q", v, inv.Version())
 	}
 	if err := s.SetInventory(blob); err != nil {
 		t.Fatal(err)
@@ -94,6 +124,10 @@ func TestWasmInventorySwap(t *testing.T) {
 	for _, bad := range [][]byte{[]byte("CVIX\x01"), []byte(testFeed), blob[:len(blob)-1]} {
 		if r := a.inventory(t, bad); r != 1 {
 			t.Fatalf("inventory(bad blob %q) = %d, want 1", bad, r)
+		}
+		// a refused blob's own version, so that the glue does not read it again
+		if v, want := a.offeredVersion(t), rental.InventoryVersion(bad); v != want || v == inv.Version() {
+			t.Fatalf("inventory_version after refusing %q = %q, want %q", bad, v, want)
 		}
 	}
 	if !strings.Contains(a.stderr.String(), "refused, still serving "+inv.Version()) {

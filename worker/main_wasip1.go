@@ -119,7 +119,26 @@ func inventory(n uint32) uint32 {
 	if int(n) > len(inbuf) {
 		return 1
 	}
-	return setInventory(server, inbuf[:n], logLine)
+	r := setInventory(server, inbuf[:n], logLine)
+	offered = wire.AppendField(offered[:0], offeredVersion(server, inbuf[:n], r))
+	return r
+}
+
+// offered is the version of the blob the last inventory call was offered: [u32 len][bytes].
+var offered []byte
+
+// inventory_version returns the address of the version (u32 length, then the ASCII of
+// its 16 hex digits) of the blob the last inventory call was offered, taken or refused:
+// the glue reads inventory/latest, whose key does not name its version, and must not
+// read that version again under its own key (docs/inventory.md). Before any inventory
+// call, the length is 0.
+//
+//go:wasmexport inventory_version
+func inventoryVersion() uint32 {
+	if len(offered) == 0 {
+		offered = wire.PutU32(offered, 0)
+	}
+	return uint32(uintptr(unsafe.Pointer(&offered[0])))
 }
 
 // reads_inventory takes a request in the alloc buffer (as handle does; its headers are

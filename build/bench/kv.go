@@ -104,7 +104,9 @@ func startKV() (addr, version string, stop func(), err error) {
 		return "", "", nil, err
 	}
 	version = inv.Version()
-	k := &kvStore{m: map[string][]byte{"inventory/current": []byte(version), "inventory/" + version: blob}}
+	// The keys build/publish writes: the pointer, the blob under its version, and the
+	// same blob as inventory/latest (an isolate's first read).
+	k := &kvStore{m: map[string][]byte{"inventory/current": []byte(version), "inventory/" + version: blob, "inventory/latest": blob}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", "", nil, err

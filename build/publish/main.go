@@ -10,7 +10,8 @@
 // the record and the field, and then nothing is written. A valid feed becomes one blob
 // (rental.Catalog.BuildInventory) whose version is its content hash; publish writes
 // inventory/<version>, then moves inventory/current to it, so no reader sees a half
-// state. The same feed published twice is a no-op. The version it replaces is written
+// state, then writes the same blob to inventory/latest (what an isolate's first read
+// takes: one KV round trip). The same feed published twice is a no-op. The version it replaces is written
 // again with a one-hour expiry: isolates still switching can read it, then it expires.
 //
 // KV is written with the project's wrangler (build/wrangler.sh): the one client that
@@ -37,6 +38,9 @@ import (
 // Keys of the INVENTORY namespace (read by worker/glue.mjs).
 const (
 	pointerKey = "inventory/current"
+	// latestKey holds the blob of the version pointerKey names, for an isolate's first
+	// read: one KV round trip instead of two (the blob carries its version).
+	latestKey  = "inventory/latest"
 	blobPrefix = "inventory/"
 	// oldTTL is how long a replaced version stays readable.
 	oldTTL = 3600
@@ -147,7 +151,15 @@ func publish(o options, kv store) (string, error) {
 	}
 	old := strings.TrimSpace(string(cur))
 	if ok && old == v {
-		return what + "; already current, nothing written", nil
+		// inventory/latest too? (a namespace published before that key existed, or a
+		// publish whose last write failed): written when it does not hold this blob.
+		if lat, found, err := kv.get(latestKey); err == nil && found && rental.InventoryVersion(lat) == v {
+			return what + "; already current, nothing written", nil
+		}
+		if err := kv.put([]entry{{key: latestKey, value: blob}}); err != nil {
+			return "", fmt.Errorf("%s is already %s, but writing %s failed: %v; isolates read it first and move to %s at their first refresh; run publish again", pointerKey, v, latestKey, err, v)
+		}
+		return what + "; already current, " + latestKey + " written", nil
 	}
 	entries := []entry{{key: blobPrefix + v, value: blob}}
 	if ok && old != "" {
@@ -160,6 +172,11 @@ func publish(o options, kv store) (string, error) {
 	}
 	if err := kv.put([]entry{{key: pointerKey, value: []byte(v)}}); err != nil {
 		return "", fmt.Errorf("moving %s to %s: %v", pointerKey, v, err)
+	}
+	// After the pointer: an isolate's first read takes inventory/latest (one round trip),
+	// and written last it is never newer than the pointer, so an isolate never moves back.
+	if err := kv.put([]entry{{key: latestKey, value: blob}}); err != nil {
+		return "", fmt.Errorf("%s now %s, but writing %s failed: %v; isolates that start now take the previous one and move to %s at their first refresh; run publish again", pointerKey, v, latestKey, err, v)
 	}
 	was := "none"
 	if ok {

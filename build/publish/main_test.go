@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 type fakeKV struct {
 	values map[string][]byte
 	writes []entry
+	fail   string // a put of this key fails
 }
 
 func (k *fakeKV) get(key string) ([]byte, bool, error) {
@@ -23,10 +25,24 @@ func (k *fakeKV) get(key string) ([]byte, bool, error) {
 
 func (k *fakeKV) put(es []entry) error {
 	for _, e := range es {
+		if e.key == k.fail {
+			return fmt.Errorf("put %s: KV is down (test)", e.key)
+		}
+	}
+	for _, e := range es {
 		k.values[e.key] = e.value
 		k.writes = append(k.writes, e)
 	}
 	return nil
+}
+
+// keys lists the keys of writes, with their TTLs.
+func keys(es []entry) []string {
+	var ks []string
+	for _, e := range es {
+		ks = append(ks, fmt.Sprintf("%s (ttl %d)", e.key, e.ttl))
+	}
+	return ks
 }
 
 func writeFeed(t *testing.T, dir, body string) string {
@@ -46,8 +62,9 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kv.writes) != 2 || kv.writes[1].key != pointerKey || kv.writes[0].key != blobPrefix+string(kv.writes[1].value) || kv.writes[0].ttl != 0 {
-		t.Fatalf("first publish wrote %+v, want the blob then the pointer", kv.writes)
+	if len(kv.writes) != 3 || kv.writes[1].key != pointerKey || kv.writes[0].key != blobPrefix+string(kv.writes[1].value) || kv.writes[0].ttl != 0 ||
+		kv.writes[2].key != latestKey || string(kv.writes[2].value) != string(kv.writes[0].value) || kv.writes[2].ttl != 0 {
+		t.Fatalf("first publish wrote %v, want the blob, the pointer, then the blob again as %s", keys(kv.writes), latestKey)
 	}
 	first := string(kv.values[pointerKey])
 	cat, err := rental.LoadCatalog(data.Files())
@@ -60,18 +77,42 @@ func TestPublish(t *testing.T) {
 	t.Log(msg)
 
 	// The same feed again: nothing written.
-	if msg, err = publish(o, kv); err != nil || len(kv.writes) != 2 || !strings.Contains(msg, "already current") {
+	if msg, err = publish(o, kv); err != nil || len(kv.writes) != 3 || !strings.Contains(msg, "already current, nothing written") {
 		t.Fatalf("same feed twice: %v, %d writes, %s", err, len(kv.writes), msg)
 	}
+	// A namespace without inventory/latest (published before it existed): the same feed
+	// writes it, and only it.
+	delete(kv.values, latestKey)
+	if msg, err = publish(o, kv); err != nil || len(kv.writes) != 4 || kv.writes[3].key != latestKey || rental.InventoryVersion(kv.writes[3].value) != first ||
+		!strings.Contains(msg, "already current, "+latestKey+" written") {
+		t.Fatalf("same feed, no %s: %v, writes %v, %s", latestKey, err, keys(kv.writes[3:]), msg)
+	}
 
-	// Another feed: its blob and the old one (1 h) in one write, then the pointer.
+	// Another feed: its blob and the old one (1 h) in one write, then the pointer, then latest.
 	o.feed = writeFeed(t, dir, `[]`)
 	if _, err = publish(o, kv); err != nil {
 		t.Fatal(err)
 	}
-	w := kv.writes[2:]
-	if len(w) != 3 || w[1].key != blobPrefix+first || w[1].ttl != oldTTL || w[2].key != pointerKey || string(w[2].value) == first {
-		t.Fatalf("second publish wrote %+v", w)
+	w := kv.writes[4:]
+	second := string(kv.values[pointerKey])
+	if len(w) != 4 || w[0].key != blobPrefix+second || w[1].key != blobPrefix+first || w[1].ttl != oldTTL || w[2].key != pointerKey || second == first ||
+		w[3].key != latestKey || rental.InventoryVersion(w[3].value) != second {
+		t.Fatalf("second publish wrote %v", keys(w))
+	}
+
+	// The last write fails: the pointer has moved, the error says inventory/latest is
+	// behind and to publish again, which writes it.
+	o.feed = writeFeed(t, dir, `[{"id":1,"vehicle_id":3,"depot_id":1,"pick_up_date":"2027-03-01","drop_off_date":"2027-03-05","units":1}]`)
+	kv.fail = latestKey
+	_, err = publish(o, kv)
+	third := string(kv.values[pointerKey])
+	if err == nil || third == second || !strings.Contains(err.Error(), pointerKey+" now "+third+", but writing "+latestKey+" failed") || !strings.Contains(err.Error(), "run publish again") ||
+		rental.InventoryVersion(kv.values[latestKey]) != second {
+		t.Fatalf("latest failing: %v (pointer %s)", err, third)
+	}
+	kv.fail = ""
+	if msg, err := publish(o, kv); err != nil || rental.InventoryVersion(kv.values[latestKey]) != third || !strings.Contains(msg, latestKey+" written") {
+		t.Fatalf("publish again after latest failed: %v, %s", err, msg)
 	}
 
 	// A bad feed: an error naming the record and field, nothing written.
@@ -88,7 +129,7 @@ func TestPublish(t *testing.T) {
 	if _, err = publish(o, nil); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(o.out); err != nil || rental.InventoryVersion(b) != string(kv.values[pointerKey]) {
+	if b, err := os.ReadFile(o.out); err != nil || rental.InventoryVersion(b) != second { // the blob of `[]`, as published second
 		t.Fatalf("-out: %v", err)
 	}
 }
