@@ -264,6 +264,10 @@ func TestE2EInventoryKV(t *testing.T) {
 	if n := strings.Count(string(log), "inventory KV read failed"); n != 1 {
 		t.Errorf("the KV failure was logged %d times, want once:\n%s", n, log)
 	}
+	// The operator hears that inventory/latest is missing (publish again), once.
+	if n := strings.Count(string(log), "inventory/latest is missing from KV"); n != 1 {
+		t.Errorf("the missing inventory/latest was logged %d times, want once:\n%s", n, log)
+	}
 	// KV back, pointing at a blob the module refuses: A still serves.
 	kv.set(func() {
 		kv.fail = false
@@ -440,6 +444,9 @@ func TestE2EInventoryLatest(t *testing.T) {
 			}
 			if n := strings.Count(string(log), "refused"); c.name != "refused" && n != 0 {
 				t.Errorf("%d refusals logged:\n%s", n, log)
+			}
+			if strings.Contains(string(log), "is missing from KV") {
+				t.Errorf("a missing key logged with inventory/latest in KV:\n%s", log)
 			}
 		})
 	}

@@ -265,12 +265,17 @@ function inventoryTake(env, buf, key, version) {
 async function inventoryRefresh(env, first) {
   let ptr, buf;
   try {
+    let noLatest = false;
     if (first) {
       buf = await env.INVENTORY.get(INVENTORY_LATEST, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
       if (buf !== null && inventoryTake(env, buf, INVENTORY_LATEST, true)) return;
+      noLatest = buf === null;
     }
     ptr = await env.INVENTORY.get(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
     if (ptr === null || ptr === inv.pointer) return;
+    if (noLatest) { // published by a build/publish from before inventory/latest (session 11)
+      console.log(JSON.stringify({ level: "warn", msg: INVENTORY_LATEST + " is missing from KV: an isolate's first read takes two KV round trips instead of one until the inventory is published again (make publish)" }));
+    }
     buf = await env.INVENTORY.get("inventory/" + ptr, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
   } catch (err) {
     inventoryFail("inventory KV read failed", err);

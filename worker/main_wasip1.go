@@ -117,6 +117,7 @@ func inventory(n uint32) uint32 {
 		server = newServer(nil, nowMillis, randomBytes, logLine)
 	}
 	if int(n) > len(inbuf) {
+		offered = wire.AppendField(offered[:0], "")
 		return 1
 	}
 	r := setInventory(server, inbuf[:n], logLine)

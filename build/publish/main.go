@@ -11,8 +11,9 @@
 // (rental.Catalog.BuildInventory) whose version is its content hash; publish writes
 // inventory/<version>, then moves inventory/current to it, so no reader sees a half
 // state, then writes the same blob to inventory/latest (what an isolate's first read
-// takes: one KV round trip). The same feed published twice is a no-op. The version it replaces is written
-// again with a one-hour expiry: isolates still switching can read it, then it expires.
+// takes: one KV round trip). The same feed published twice is a no-op. The version it
+// replaces is written again with a one-hour expiry: isolates still switching can read
+// it, then it expires.
 //
 // KV is written with the project's wrangler (build/wrangler.sh): the one client that
 // speaks to both the local state of wrangler dev and the deployed namespace.
