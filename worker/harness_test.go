@@ -313,6 +313,20 @@ func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 }
 
 // read expands the interned response at ptr (core/wire/hdrtable.go) into the plain form.
+// call0 calls the module's export name, which takes no argument, and returns its result.
+func (a *wasmApp) call0(t testing.TB, name string) uint32 {
+	t.Helper()
+	f := a.mod.ExportedFunction(name)
+	if f == nil {
+		t.Fatalf("the module does not export %s", name)
+	}
+	res, err := f.Call(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v (stderr: %s)", name, err, a.stderr)
+	}
+	return uint32(res[0])
+}
+
 func (a *wasmApp) read(ptr uint32) ([]byte, error) {
 	mem := a.mod.Memory()
 	total, ok := mem.ReadUint32Le(ptr)

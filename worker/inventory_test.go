@@ -37,22 +37,15 @@ func (a *wasmApp) inventory(t testing.TB, blob []byte) uint64 {
 // the version of the blob the last inventory call was offered.
 func (a *wasmApp) offeredVersion(t testing.TB) string {
 	t.Helper()
-	f := a.mod.ExportedFunction("inventory_version")
-	if f == nil {
-		t.Fatal("the module does not export inventory_version")
-	}
-	res, err := f.Call(context.Background())
-	if err != nil {
-		t.Fatalf("inventory_version: %v (stderr: %s)", err, a.stderr)
-	}
+	p := a.call0(t, "inventory_version")
 	mem := a.mod.Memory()
-	n, ok := mem.ReadUint32Le(uint32(res[0]))
+	n, ok := mem.ReadUint32Le(p)
 	if !ok {
-		t.Fatalf("inventory_version: address %d outside memory", res[0])
+		t.Fatalf("inventory_version: address %d outside memory", p)
 	}
-	b, ok := mem.Read(uint32(res[0])+4, n)
+	b, ok := mem.Read(p+4, n)
 	if !ok {
-		t.Fatalf("inventory_version: %d bytes at %d outside memory", n, res[0]+4)
+		t.Fatalf("inventory_version: %d bytes at %d outside memory", n, p+4)
 	}
 	return string(b)
 }

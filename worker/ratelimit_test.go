@@ -18,20 +18,13 @@ import (
 // kvPending calls the kv_pending export and returns its buffer.
 func (a *wasmApp) kvPending(t *testing.T) []byte {
 	t.Helper()
-	f := a.mod.ExportedFunction("kv_pending")
-	if f == nil {
-		t.Fatal("the module does not export kv_pending")
-	}
-	res, err := f.Call(context.Background())
-	if err != nil {
-		t.Fatalf("kv_pending: %v (stderr: %s)", err, a.stderr)
-	}
+	p := a.call0(t, "kv_pending")
 	mem := a.mod.Memory()
-	total, ok := mem.ReadUint32Le(uint32(res[0]))
+	total, ok := mem.ReadUint32Le(p)
 	if !ok {
 		t.Fatal("kv_pending pointer out of range")
 	}
-	out, ok := mem.Read(uint32(res[0]), total)
+	out, ok := mem.Read(p, total)
 	if !ok {
 		t.Fatal("kv_pending buffer out of range")
 	}
