@@ -13,6 +13,9 @@ package main
 //     (workerd speaks HTTP to a KV service): the first request already has the current
 //     inventory; with KV failing, answers go on from the last version, logged once; a
 //     refused blob keeps the version serving; when KV is back the next version serves.
+//   - TestE2EInventoryFirstRead and TestE2EInventoryLatest: what waits for an isolate's
+//     first read, and that read's keys (inventory/latest alone, or the pointer and its
+//     blob when latest is missing or refused).
 
 import (
 	"encoding/json"
