@@ -31,23 +31,16 @@ func errorLine(msg string) string {
 	return string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), msg)) + "}"
 }
 
-// offeredVersion returns the version of blob after setInventory returned r: the one now
-// serving when it was taken (0), else the blob's own (its content hash, computed again:
-// a refusal is rare and the hash is cheap).
-func offeredVersion(s *api.Server, blob []byte, r uint32) string {
-	if r == 0 {
-		return s.InventoryVersion()
-	}
-	return rental.InventoryVersion(blob)
-}
-
-// setInventory hands blob to the server (api.Server.SetInventory) and logs the outcome:
-// 0 when it serves, 1 when it was refused and the previous inventory still serves.
-func setInventory(s *api.Server, blob []byte, logf func(string)) uint32 {
+// setInventory hands blob to the server (api.Server.SetInventory) and logs the outcome.
+// It returns 0 when the blob serves, 1 when it was refused and the previous inventory
+// still serves, and the blob's version either way (its content hash; the inventory
+// export reports it to the glue).
+func setInventory(s *api.Server, blob []byte, logf func(string)) (uint32, string) {
 	if err := s.SetInventory(blob); err != nil {
-		logf(errorLine("inventory " + rental.InventoryVersion(blob) + " refused, still serving " + s.InventoryVersion() + ": " + err.Error()))
-		return 1
+		v := rental.InventoryVersion(blob)
+		logf(errorLine("inventory " + v + " refused, still serving " + s.InventoryVersion() + ": " + err.Error()))
+		return 1, v
 	}
 	logf(`{"level":"info","msg":"inventory ` + s.InventoryVersion() + ` serving"}`)
-	return 0
+	return 0, s.InventoryVersion()
 }

@@ -120,13 +120,14 @@ func inventory(n uint32) uint32 {
 		offered = wire.AppendField(offered[:0], "")
 		return 1
 	}
-	r := setInventory(server, inbuf[:n], logLine)
-	offered = wire.AppendField(offered[:0], offeredVersion(server, inbuf[:n], r))
+	r, v := setInventory(server, inbuf[:n], logLine)
+	offered = wire.AppendField(offered[:0], v)
 	return r
 }
 
-// offered is the version of the blob the last inventory call was offered: [u32 len][bytes].
-var offered []byte
+// offered is the version of the blob the last inventory call was offered: [u32 len][bytes]
+// (length 0 before any).
+var offered = []byte{0, 0, 0, 0}
 
 // inventory_version returns the address of the version (u32 length, then the ASCII of
 // its 16 hex digits) of the blob the last inventory call was offered, taken or refused:
@@ -136,9 +137,6 @@ var offered []byte
 //
 //go:wasmexport inventory_version
 func inventoryVersion() uint32 {
-	if len(offered) == 0 {
-		offered = wire.PutU32(offered, 0)
-	}
 	return uint32(uintptr(unsafe.Pointer(&offered[0])))
 }
 
