@@ -28,7 +28,7 @@ TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -no-de
 WASM_OPT ?= wasm-opt
 WASM_OPT_FLAGS := -O2 --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals
 
-.PHONY: all deps deps-check build build-go dev test dry-run deploy bench clean fuzz soak allocs publish scale
+.PHONY: all deps deps-check build build-go dev test dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
 
 all: build
 
@@ -120,6 +120,12 @@ fuzz: build
 # dev; zero 5xx, zero failed connections, workerd RSS within 20% of after warm-up.
 soak: build
 	$(GO) test -count=1 -run '^(TestSoak|TestE2EIsolates)$$' -v -timeout 20m ./worker -soak 2>&1 | grep --line-buffered -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(soak|e2e|e2e_isolates)_test)'; exit $${PIPESTATUS[0]}
+
+# Instructions per request served by workerd, project against floor, under callgrind (a
+# figure that does not move with the machine's load; ~12 min: BENCHMARKS.md).
+bench-instructions: dry-run
+	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
+	$(GO) run ./build/bench -instructions 2000 -rounds 0 -cold 0 -memory-requests 0
 
 # The deployable bundle exactly as `wrangler deploy` would upload it.
 dry-run: build

@@ -51,6 +51,7 @@ var (
 	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds    = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	vgrind   = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
+	instrN   = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars  varList
 )
 
@@ -262,8 +263,34 @@ const config :Workerd.Config = (
 			return err
 		}
 	}
-	fmt.Fprintf(&report, "\n")
-	fmt.Fprintf(&report, "| endpoint | conns | project req/s | floor req/s | ratio | ratio of each round (median) | project p50 / p99 | floor p50 / p99 | project CPU/req | floor CPU/req |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	if *instrN > 0 {
+		if err := servedInstructions(&report, workerd, appConf, floorConf, *instrN); err != nil {
+			return err
+		}
+	}
+	if *rounds > 0 {
+		if err := loadTable(&report, app, floor, lua); err != nil {
+			return err
+		}
+	}
+	if *soakN > 0 {
+		rss0 := app.rss()
+		n, errs, maxLat, err := sequential(app, endpoints, *soakN)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&report, "\nmemory: workerd RSS %.1f MB before and %.1f MB after %d more requests at one connection (%d errors; slowest %.1f ms)\n",
+			float64(rss0)/1024, float64(app.rss())/1024, n, errs, maxLat.Seconds()*1000)
+	}
+	fmt.Print(report.String())
+	return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
+}
+
+// loadTable loads each endpoint with wrk, alternating project and floor in every round,
+// and adds the table of req/s (and workerd CPU) ratios to report.
+func loadTable(report *strings.Builder, app, floor *server, lua string) error {
+	fmt.Fprintf(report, "\n")
+	fmt.Fprintf(report, "| endpoint | conns | project req/s | floor req/s | ratio | ratio of each round (median) | project p50 / p99 | floor p50 / p99 | project CPU/req | floor CPU/req |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range endpoints {
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
@@ -298,21 +325,11 @@ const config :Workerd.Config = (
 			}
 			sort.Float64s(ratios)
 			a, f := pool(pa), pool(pf)
-			fmt.Fprintf(&report, "| %s | %d | %.0f | %.0f | %.2f | %.2f | %s / %s | %s / %s | %.0f us | %.0f us |\n", e.name, c, a.rps, f.rps, a.rps/f.rps,
+			fmt.Fprintf(report, "| %s | %d | %.0f | %.0f | %.2f | %.2f | %s / %s | %s / %s | %.0f us | %.0f us |\n", e.name, c, a.rps, f.rps, a.rps/f.rps,
 				ratios[len(ratios)/2], a.p50, a.p99, f.p50, f.p99, a.cpuPerReq*1e6, f.cpuPerReq*1e6)
 		}
 	}
-	if *soakN > 0 {
-		rss0 := app.rss()
-		n, errs, maxLat, err := sequential(app, endpoints, *soakN)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&report, "\nmemory: workerd RSS %.1f MB before and %.1f MB after %d more requests at one connection (%d errors; slowest %.1f ms)\n",
-			float64(rss0)/1024, float64(app.rss())/1024, n, errs, maxLat.Seconds()*1000)
-	}
-	fmt.Print(report.String())
-	return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
+	return nil
 }
 
 const floorWorker = `export default {

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Instructions per request served, in workerd, under valgrind's callgrind (issue 16,
+// session 12): the project and the floor each serve the same requests (every one from a
+// new client), and the count covers the whole process (HTTP, workerd, V8, the JIT code,
+// the module). Unlike req/s on this machine (rounds swing by +-25%), it does not move
+// with the machine's load, so the ratio floor/project is the throughput ratio a
+// CPU-bound workerd would reach, with no noise. Two things make it repeatable:
+//   - V8 runs --single-threaded: its optimizing compiles happen on the main thread when a
+//     function turns hot. With background compiles, valgrind's slowness left the glue in
+//     V8's interpreter for thousands of requests in some runs and not in others
+//     (BENCHMARKS.md).
+//   - callgrind_control zeroes the count after the warm-up and dumps it after the
+//     measured requests, so neither the start nor the tier-up is in it.
+const (
+	servedWarm = 6000 // requests before the count starts: the JIT has tiered up well before
+)
+
+// servedInstructions reports, for depots, availability and quotes, the instructions per request of the
+// project (appConf) and the floor (floorConf), measured over n requests.
+func servedInstructions(report *strings.Builder, workerd, appConf, floorConf string, n int) error {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		return fmt.Errorf("-instructions needs valgrind: %v", err)
+	}
+	ctl, err := exec.LookPath("callgrind_control")
+	if err != nil {
+		return fmt.Errorf("-instructions needs callgrind_control (valgrind): %v", err)
+	}
+	fmt.Fprintf(report, "\ninstructions per request served (workerd under callgrind, V8 --single-threaded, %d requests counted after %d of warm-up, every request from a new client; the project and the floor serve the same requests side by side):\n\n", n, servedWarm)
+	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project |\n|---|---|---|---|---|\n")
+	for i, e := range endpoints[:3] { // the issue's three: depots, availability, quotes
+		if *only != "" && !strings.Contains(e.name, *only) {
+			continue
+		}
+		var counts [2]float64
+		var errs [2]error
+		var wg sync.WaitGroup
+		for j, conf := range []string{appConf, floorConf} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				counts[j], errs[j] = servedCount(vg, ctl, workerd, conf, e.target, n, fmt.Sprintf("%d-%d", i, j))
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs[0], errs[1]); err != nil {
+			return err
+		}
+		a, f := counts[0]/float64(n), counts[1]/float64(n)
+		fmt.Fprintf(report, "| %s | %.1f K | %.1f K | %.1f K | %.3f |\n", e.name, a/1000, f/1000, (a-f)/1000, f/a)
+		fmt.Fprintf(os.Stderr, "instructions %s: project %.0f, floor %.0f per request\n", e.name, a, f)
+	}
+	return nil
+}
+
+// servedCount starts workerd on a copy of conf (its own port, V8 single-threaded) under
+// callgrind, sends servedWarm requests of target, zeroes the count, sends n more, dumps
+// the count and returns it.
+func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, error) {
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return 0, err
+	}
+	port := freePort()
+	m := regexp.MustCompile(`name = "http", address = "127\.0\.0\.1:\d+"`).FindString(string(b)) // the socket, not the KV service
+	if m == "" {
+		return 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
+	}
+	text := strings.Replace(string(b), "  sockets = [ ("+m, `  v8Flags = ["--single-threaded"],`+"\n  sockets = [ ("+m, 1)
+	text = strings.Replace(text, m, fmt.Sprintf(`name = "http", address = "127.0.0.1:%d"`, port), 1)
+	if !strings.Contains(text, "--single-threaded") {
+		return 0, fmt.Errorf("%s: the sockets line is not where servedCount expects it", conf)
+	}
+	vconf := strings.TrimSuffix(conf, ".capnp") + "-cg.capnp"
+	if err := os.WriteFile(vconf, []byte(text), 0o644); err != nil {
+		return 0, err
+	}
+	out, _ := filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
+	matches, _ := filepath.Glob(out + "*")
+	for _, f := range matches {
+		os.Remove(f)
+	}
+	cmd := exec.Command(vg, "--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file="+out, workerd, "serve", vconf)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	defer s.stop()
+	ok := false
+	for t0 := time.Now(); time.Since(t0) < 120*time.Second && !ok; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(s.base + endpoints[0].target); err == nil {
+			resp.Body.Close()
+			ok = resp.StatusCode == 200
+		}
+	}
+	if !ok {
+		return 0, fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
+	}
+	pid := fmt.Sprint(cmd.Process.Pid)
+	if err := burst(s.base+target, servedWarm, 1<<20); err != nil {
+		return 0, err
+	}
+	if o, err := exec.Command(ctl, "-z", pid).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("callgrind_control -z: %v: %s", err, o)
+	}
+	if err := burst(s.base+target, n, 2<<20); err != nil {
+		return 0, err
+	}
+	if o, err := exec.Command(ctl, "-d", pid).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("callgrind_control -d: %v: %s", err, o)
+	}
+	// The dump is out.1 (out.2, ... after more dumps): its "summary:" line is the count.
+	for t0 := time.Now(); time.Since(t0) < 60*time.Second; time.Sleep(200 * time.Millisecond) {
+		text, err := os.ReadFile(out + ".1")
+		if err != nil {
+			continue
+		}
+		if f := regexp.MustCompile(`(?m)^(?:summary|totals): (\d+)`).FindSubmatch(text); f != nil {
+			var c float64
+			fmt.Sscan(string(f[1]), &c)
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("no callgrind dump at %s.1", out)
+}
+
+// burst sends n GETs of url over 4 keep-alive connections, every one from a new client
+// (2001:<n>::1 from base on), and fails on any answer but 200.
+func burst(url string, n int, base int64) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 60 * time.Second}
+	var next, bad atomic.Int64
+	next.Store(base)
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := next.Add(1)
+				if k > base+int64(n) {
+					return
+				}
+				req, _ := http.NewRequest("GET", url, nil)
+				req.Header.Set("CF-Connecting-IP", fmt.Sprintf("2001:%x:%x:%x::1", k>>32, (k>>16)&0xffff, k&0xffff))
+				resp, err := client.Do(req)
+				if err != nil {
+					bad.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					bad.Add(1)
+					firstErr.CompareAndSwap(nil, resp.Status)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if bad.Load() > 0 {
+		return fmt.Errorf("%s: %d of %d requests failed (first: %v)", url, bad.Load(), n, firstErr.Load())
+	}
+	return nil
+}
