@@ -3,15 +3,18 @@
 // build/app.wasm in V8 under Node, every request from a new client, nothing else. Run
 // under valgrind's cachegrind at two values of n, the difference of the two counts over
 // the difference of the n is the instructions one request costs in the glue + module,
-// steady state (the JIT's tiering falls before the smaller n): unlike req/s on this
-// shared machine (rounds swing by +-25%), runs of one build agree within ~4%. build/bench reports it
-// for each route when valgrind is installed (instructionsPerCall).
+// steady state: unlike req/s on this shared machine (rounds swing by +-25%), runs of one
+// build agree within ~0.1%. build/bench reports it for each route when valgrind is
+// installed (instructionsPerCall).
 //
 //   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-//     node --predictable build/bench/calls.mjs build/app.wasm availability 25000
+//     node --predictable --no-liftoff build/bench/calls.mjs build/app.wasm availability 25000
 //
 // --predictable: V8 compiles on the main thread and collects garbage on a schedule of
 // its own, so the count does not depend on the background threads' timing.
+// --no-liftoff: every wasm function is TurboFan code from the start, as the hot ones are
+// on workerd under load. Without it, functions still in Liftoff at the smaller n made
+// two runs of one module give 78 K and 117 K a search (session 12).
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";

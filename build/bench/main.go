@@ -359,7 +359,7 @@ func instructionsPerCall(vg, wasm, route string) (float64, error) {
 			defer wg.Done()
 			var stderr bytes.Buffer
 			cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-				"node_modules/.bin/node", "--predictable", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
+				"node_modules/.bin/node", "--predictable", "--no-liftoff", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
 			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 			if err := cmd.Run(); err != nil {
 				errs[i] = fmt.Errorf("calls.mjs %s %d under valgrind: %v\n%s", route, n, err, stderr.String())
@@ -811,7 +811,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 			}
 			parts = append(parts, fmt.Sprintf("%s %.1f K", route, n/1e3))
 		}
-		fmt.Fprintf(report, "steady state, instructions per request in the glue + module (valgrind cachegrind on node --predictable build/bench/calls.mjs, requests %d to %d, each from a new client; runs agree within ~4%%): %s\n",
+		fmt.Fprintf(report, "steady state, instructions per request in the glue + module (valgrind cachegrind on node --predictable --no-liftoff build/bench/calls.mjs, requests %d to %d, each from a new client; runs agree within ~0.1%%): %s\n",
 			callsFrom, callsTo, strings.Join(parts, ", "))
 	}
 	out, err := exec.Command("node_modules/.bin/node", "build/bench/v8.mjs", wasm, "9").CombinedOutput()
