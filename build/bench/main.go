@@ -389,23 +389,39 @@ func instructionsPerCall(vg, wasm, route string) (float64, error) {
 	return (counts[1] - counts[0]) / (callsTo - callsFrom), nil
 }
 
+// confCopy writes a copy of the workerd config conf beside it (its name with suffix)
+// whose HTTP socket listens on a free port of its own, with V8 --single-threaded when
+// singleThreaded, and returns the copy's path and port.
+func confCopy(conf, suffix string, singleThreaded bool) (string, int, error) {
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return "", 0, err
+	}
+	text := string(b)
+	m := regexp.MustCompile(`name = "http", address = "127\.0\.0\.1:\d+"`).FindString(text) // the socket, not the KV service
+	if m == "" {
+		return "", 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
+	}
+	if singleThreaded {
+		text = strings.Replace(text, "  sockets = [ ("+m, `  v8Flags = ["--single-threaded"],`+"\n  sockets = [ ("+m, 1)
+		if !strings.Contains(text, "--single-threaded") {
+			return "", 0, fmt.Errorf("%s: the sockets line is not where confCopy expects it", conf)
+		}
+	}
+	port := freePort()
+	text = strings.Replace(text, m, fmt.Sprintf(`name = "http", address = "127.0.0.1:%d"`, port), 1)
+	vconf := strings.TrimSuffix(conf, ".capnp") + suffix + ".capnp"
+	return vconf, port, os.WriteFile(vconf, []byte(text), 0o644)
+}
+
 // coldInstructions starts workerd on conf under valgrind's cachegrind (no cache
 // simulation: it only counts instructions, of every thread), waits for the first 200
 // from path, stops it with SIGTERM (cachegrind writes its count as the process ends) and
 // returns the instructions it executed. Unlike the wall and CPU times, the count does
 // not depend on what else the machine runs: two runs agree to ~0.1%.
 func coldInstructions(vg, workerd, conf, path string) (float64, error) {
-	b, err := os.ReadFile(conf)
+	vconf, port, err := confCopy(conf, "-vg", false)
 	if err != nil {
-		return 0, err
-	}
-	port := freePort()
-	m := regexp.MustCompile(`name = "http", address = "127\.0\.0\.1:\d+"`).FindString(string(b)) // the socket, not the KV service
-	if m == "" {
-		return 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
-	}
-	vconf := strings.TrimSuffix(conf, ".capnp") + "-vg.capnp"
-	if err := os.WriteFile(vconf, []byte(strings.Replace(string(b), m, fmt.Sprintf(`name = "http", address = "127.0.0.1:%d"`, port), 1)), 0o644); err != nil {
 		return 0, err
 	}
 	var stderr bytes.Buffer

@@ -74,22 +74,8 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 // callgrind, sends servedWarm requests of target, zeroes the count, sends n more, dumps
 // the count and returns it.
 func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, error) {
-	b, err := os.ReadFile(conf)
+	vconf, port, err := confCopy(conf, "-cg", true)
 	if err != nil {
-		return 0, err
-	}
-	port := freePort()
-	m := regexp.MustCompile(`name = "http", address = "127\.0\.0\.1:\d+"`).FindString(string(b)) // the socket, not the KV service
-	if m == "" {
-		return 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
-	}
-	text := strings.Replace(string(b), "  sockets = [ ("+m, `  v8Flags = ["--single-threaded"],`+"\n  sockets = [ ("+m, 1)
-	text = strings.Replace(text, m, fmt.Sprintf(`name = "http", address = "127.0.0.1:%d"`, port), 1)
-	if !strings.Contains(text, "--single-threaded") {
-		return 0, fmt.Errorf("%s: the sockets line is not where servedCount expects it", conf)
-	}
-	vconf := strings.TrimSuffix(conf, ".capnp") + "-cg.capnp"
-	if err := os.WriteFile(vconf, []byte(text), 0o644); err != nil {
 		return 0, err
 	}
 	out, _ := filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
