@@ -359,34 +359,42 @@ const callsFrom, callsTo = 5000, 25000
 // at callsTo requests of route under cachegrind (the two in parallel) and returns the
 // instructions of one request in the glue + module, steady state.
 func instructionsPerCall(vg, wasm, route string) (float64, error) {
-	var counts [2]float64
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, n := range []int{callsFrom, callsTo} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var stderr bytes.Buffer
-			cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-				"node_modules/.bin/node", "--predictable", "--no-liftoff", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
-			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-			if err := cmd.Run(); err != nil {
-				errs[i] = fmt.Errorf("calls.mjs %s %d under valgrind: %v\n%s", route, n, err, stderr.String())
-				return
-			}
-			m := regexp.MustCompile(`I\s+refs:\s+([\d,]+)`).FindStringSubmatch(stderr.String())
-			if m == nil {
-				errs[i] = fmt.Errorf("calls.mjs %s %d: no instruction count from valgrind", route, n)
-				return
-			}
-			counts[i], _ = strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	counts, err := both(func(i int) (float64, error) {
+		n := []int{callsFrom, callsTo}[i]
+		var stderr bytes.Buffer
+		cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+			"node_modules/.bin/node", "--predictable", "--no-liftoff", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("calls.mjs %s %d under valgrind: %v\n%s", route, n, err, stderr.String())
+		}
+		m := regexp.MustCompile(`I\s+refs:\s+([\d,]+)`).FindStringSubmatch(stderr.String())
+		if m == nil {
+			return 0, fmt.Errorf("calls.mjs %s %d: no instruction count from valgrind", route, n)
+		}
+		return strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+	})
+	if err != nil {
 		return 0, err
 	}
 	return (counts[1] - counts[0]) / (callsTo - callsFrom), nil
+}
+
+// both runs f(0) and f(1) at once (two counts under valgrind, each on one core) and
+// returns their results.
+func both(f func(i int) (float64, error)) ([2]float64, error) {
+	var counts [2]float64
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i], errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return counts, errors.Join(errs[0], errs[1])
 }
 
 // confCopy writes a copy of the workerd config conf beside it (its name with suffix)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -49,18 +48,10 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
 		}
-		var counts [2]float64
-		var errs [2]error
-		var wg sync.WaitGroup
-		for j, conf := range []string{appConf, floorConf} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				counts[j], errs[j] = servedCount(vg, ctl, workerd, conf, e.target, n, fmt.Sprintf("%d-%d", i, j))
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs[0], errs[1]); err != nil {
+		counts, err := both(func(j int) (float64, error) {
+			return servedCount(vg, ctl, workerd, []string{appConf, floorConf}[j], e.target, n, fmt.Sprintf("%d-%d", i, j))
+		})
+		if err != nil {
 			return err
 		}
 		a, f := counts[0]/float64(n), counts[1]/float64(n)
