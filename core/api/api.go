@@ -106,24 +106,63 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 	// The booking link is the same for every offer up to the vehicle id: built once,
 	// with the member's name (fewer, longer copies per offer: issue 16).
 	s.bookingLink = s.appendHandoffSearch(wire.Put(s.bookingLink[:0], `,"bookingUrl":"`), &sr)
-	b := wire.PutByte(w.Body, '[')
+	w.Body = s.writeOffers(w.Body)
+	s.answerSearch(req, w)
+	return nil
+}
+
+// offerNumbers bounds what writeOffers adds to an offer's pre-rendered parts: the
+// comma, the five numbers and the fee members' names.
+const offerNumbers = 1 + 4*wire.MaxMoney + wire.MaxInt + len(`,"rentalFee":,"routeFee":,"totalAmount":`)
+
+// writeOffers appends the Offer array of s.offers to b: room for all of it first, then
+// offersAt writes it.
+func (s *Server) writeOffers(b []byte) []byte {
+	need := 2
+	for i := range s.offers {
+		vj := s.vehicleJSON(&s.offers[i])
+		need += len(vj.head) + len(vj.mid) + len(s.bookingLink) + len(vj.idEnd) + offerNumbers
+	}
+	b = wire.Room(b, need)
+	buf := b[:cap(b)]
+	return buf[:s.offersAt(buf, len(b))]
+}
+
+// offersAt writes the Offer array of s.offers at buf[n:] with the cursor writers
+// (core/wire/cursor.go): it allocates nothing, so TinyGo gives it no collector frame.
+func (s *Server) offersAt(buf []byte, n int) int {
+	n = wire.ByteAt(buf, n, '[')
 	for i := range s.offers {
 		o := &s.offers[i]
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			n = wire.ByteAt(buf, n, ',')
 		}
 		vj := s.vehicleJSON(o)
-		b = wire.PutBytes(b, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
-		b = wire.AppendMoney(b, o.DailyRateCents)
-		b = wire.PutBytes(b, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
-		b = wire.AppendInt(b, int64(o.Days))
-		b = appendFees(b, o)
-		b = wire.PutBytes(b, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		b = wire.PutBytes(b, vj.idEnd)      // N"}
+		n = wire.BytesAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
+		n = wire.MoneyAt(buf, n, o.DailyRateCents)
+		n = wire.BytesAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
+		n = wire.IntAt(buf, n, int64(o.Days))
+		n = feesAt(buf, n, o)
+		n = wire.BytesAt(buf, n, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		n = wire.BytesAt(buf, n, vj.idEnd)      // N"}
 	}
-	w.Body = wire.PutByte(b, ']')
-	s.answerSearch(req, w)
-	return nil
+	return wire.ByteAt(buf, n, ']')
+}
+
+// feesAt is appendFees with the cursor writers, for writeOffers.
+func feesAt(buf []byte, n int, o *rental.Offer) int {
+	n = wire.PutAt(buf, n, `,"rentalFee":`)
+	start := n
+	n = wire.MoneyAt(buf, n, o.RentalCents)
+	end := n
+	if o.RouteCents == 0 && o.TotalCents == o.RentalCents {
+		n = wire.PutAt(buf, n, `,"routeFee":0,"totalAmount":`)
+		return wire.BytesAt(buf, n, buf[start:end])
+	}
+	n = wire.PutAt(buf, n, `,"routeFee":`)
+	n = wire.MoneyAt(buf, n, o.RouteCents)
+	n = wire.PutAt(buf, n, `,"totalAmount":`)
+	return wire.MoneyAt(buf, n, o.TotalCents)
 }
 
 // answerSearch answers a search whose body is in w.Body (availability, the calendar):
@@ -236,12 +275,6 @@ func (s *Server) vehicleJSON(o *rental.Offer) *vehicleJSONParts {
 }
 
 var noVehicleParts vehicleJSONParts
-
-// appendHandoff appends {web_url}/book with the search and the vehicle, as the website
-// takes them. Every value is an integer or a date: nothing needs escaping.
-func (s *Server) appendHandoff(b []byte, sr *rental.Search, vehicleID int64) []byte {
-	return wire.AppendInt(s.appendHandoffSearch(b, sr), vehicleID)
-}
 
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
@@ -403,80 +436,144 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	return nil
 }
 
-// appendQuote writes quote q of search sr with a new signed quoteId, issued now.
+// quoteFixed bounds the literal text of a quote (member names, punctuation, "null",
+// the checkout link's parameter names) around its variable parts, which appendQuote
+// sizes from their lengths and the Max* bounds; TestAppendQuoteRoom renders the
+// largest values on the tightest room.
+const quoteFixed = 512
+
+// appendQuote writes quote q of search sr with a new signed quoteId, issued now: the
+// id first, then room for the rest, which quoteAt writes with the cursor writers
+// (core/wire/cursor.go).
 func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
 	b = wire.Put(b, `{"quoteId":"`)
 	idStart := len(b)
 	b = s.signQuote(b, sr, q, nowMs)
 	idEnd := len(b)
-	b = wire.Put(b, `","expiresAt":"`)
-	b = appendRFC3339(b, s.tok.ExpiresAt)
-	b = wire.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
-	b = wire.AppendMoney(b, q.RentalCents)
-	b = wire.Put(b, `,"routeFee":`)
-	b = wire.AppendMoney(b, q.RouteCents)
-	b = wire.Put(b, `,"accessoriesFee":`)
-	b = wire.AppendMoney(b, q.AccessoriesCents)
-	b = wire.Put(b, `,"insuranceFee":`)
-	b = wire.AppendMoney(b, q.InsuranceCents)
-	b = wire.Put(b, `},"accessories":[`)
+	b = wire.Room(b, s.quoteRoom(idEnd-idStart, q))
+	buf := b[:cap(b)]
+	return buf[:s.quoteAt(buf, len(b), b[idStart:idEnd], sr, q)]
+}
+
+// quoteRoom bounds what quoteAt writes for quote q with an id of idLen bytes.
+func (s *Server) quoteRoom(idLen int, q *rental.Quote) int {
+	need := quoteFixed + 2*idLen + len(quoteNoteJSON) + 8*wire.MaxMoney + 6*wire.MaxInt + 2*rental.DateLen +
+		rfc3339Len + len(s.cfg.WebURL)
+	for i := range q.Accessories {
+		a := &q.Accessories[i]
+		need += 64 + 2*wire.MaxInt + wire.MaxMoney + wire.MaxJSONString(len(a.Accessory.Name)) + (wire.MaxInt+1)*max(a.Quantity, 0)
+	}
+	if q.Insurance != nil {
+		need += 64 + 2*wire.MaxInt + wire.MaxMoney + wire.MaxJSONString(len(q.Insurance.Name))
+	}
+	return need
+}
+
+// quoteAt writes the quote after its id (id) at buf[n:].
+func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *rental.Quote) int {
+	n = wire.PutAt(buf, n, `","expiresAt":"`)
+	n = rfc3339At(buf, n, s.tok.ExpiresAt)
+	n = wire.PutAt(buf, n, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
+	n = wire.MoneyAt(buf, n, q.RentalCents)
+	n = wire.PutAt(buf, n, `,"routeFee":`)
+	n = wire.MoneyAt(buf, n, q.RouteCents)
+	n = wire.PutAt(buf, n, `,"accessoriesFee":`)
+	n = wire.MoneyAt(buf, n, q.AccessoriesCents)
+	n = wire.PutAt(buf, n, `,"insuranceFee":`)
+	n = wire.MoneyAt(buf, n, q.InsuranceCents)
+	n = wire.PutAt(buf, n, `},"accessories":[`)
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			n = wire.ByteAt(buf, n, ',')
 		}
-		b = wire.Put(b, `{"id":`)
-		b = wire.AppendInt(b, a.Accessory.ID)
-		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
-		b = wire.Put(b, `,"cost":`)
-		b = wire.AppendMoney(b, a.CostCents)
-		b = wire.Put(b, `,"quantity":`)
-		b = wire.AppendInt(b, int64(a.Quantity))
-		b = wire.PutByte(b, '}')
+		n = wire.PutAt(buf, n, `{"id":`)
+		n = wire.IntAt(buf, n, a.Accessory.ID)
+		n = wire.PutAt(buf, n, `,"name":`)
+		n = wire.JSONStringAt(buf, n, a.Accessory.Name)
+		n = wire.PutAt(buf, n, `,"cost":`)
+		n = wire.MoneyAt(buf, n, a.CostCents)
+		n = wire.PutAt(buf, n, `,"quantity":`)
+		n = wire.IntAt(buf, n, int64(a.Quantity))
+		n = wire.ByteAt(buf, n, '}')
 	}
-	b = wire.Put(b, `],"insurance":`)
+	n = wire.PutAt(buf, n, `],"insurance":`)
 	if q.Insurance == nil {
-		b = wire.Put(b, "null")
+		n = wire.PutAt(buf, n, "null")
 	} else {
-		b = wire.Put(b, `{"id":`)
-		b = wire.AppendInt(b, q.Insurance.ID)
-		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
-		b = wire.Put(b, `,"cost":`)
-		b = wire.AppendMoney(b, q.InsuranceCents)
-		b = wire.PutByte(b, '}')
+		n = wire.PutAt(buf, n, `{"id":`)
+		n = wire.IntAt(buf, n, q.Insurance.ID)
+		n = wire.PutAt(buf, n, `,"name":`)
+		n = wire.JSONStringAt(buf, n, q.Insurance.Name)
+		n = wire.PutAt(buf, n, `,"cost":`)
+		n = wire.MoneyAt(buf, n, q.InsuranceCents)
+		n = wire.ByteAt(buf, n, '}')
 	}
-	b = wire.Put(b, `,"totalAmount":`)
-	b = wire.AppendMoney(b, q.TotalCents)
-	b = wire.Put(b, `,"gstIncluded":`)
-	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
-	b = wire.Put(b, `,"note":`)
-	b = wire.PutBytes(b, quoteNoteJSON)
-	b = wire.Put(b, `,"vehicleId":`)
-	b = wire.AppendInt(b, q.Vehicle.ID)
-	b = wire.Put(b, `,"days":`)
-	b = wire.AppendInt(b, int64(q.Days))
-	b = wire.Put(b, `,"checkoutUrl":"`)
-	b = s.appendHandoff(b, sr, q.Vehicle.ID)
+	n = wire.PutAt(buf, n, `,"totalAmount":`)
+	n = wire.MoneyAt(buf, n, q.TotalCents)
+	n = wire.PutAt(buf, n, `,"gstIncluded":`)
+	n = wire.MoneyAt(buf, n, rental.GSTIncluded(q.TotalCents))
+	n = wire.PutAt(buf, n, `,"note":`)
+	n = wire.BytesAt(buf, n, quoteNoteJSON)
+	n = wire.PutAt(buf, n, `,"vehicleId":`)
+	n = wire.IntAt(buf, n, q.Vehicle.ID)
+	n = wire.PutAt(buf, n, `,"days":`)
+	n = wire.IntAt(buf, n, int64(q.Days))
+	n = wire.PutAt(buf, n, `,"checkoutUrl":"`)
+	n = wire.PutAt(buf, n, s.cfg.WebURL)
+	n = searchQueryAt(buf, wire.PutAt(buf, n, "/book?"), sr)
+	n = wire.PutAt(buf, n, "&vehicle_id=")
+	n = wire.IntAt(buf, n, q.Vehicle.ID)
 	if q.Insurance != nil {
-		b = wire.Put(b, "&insurance_id=")
-		b = wire.AppendInt(b, q.Insurance.ID)
+		n = wire.PutAt(buf, n, "&insurance_id=")
+		n = wire.IntAt(buf, n, q.Insurance.ID)
 	}
 	if len(q.Accessories) > 0 {
-		b = wire.Put(b, "&accessory_ids=")
-		n := 0
-		for _, a := range q.Accessories {
-			for k := 0; k < a.Quantity; k++ {
-				if n > 0 {
-					b = wire.PutByte(b, ',')
+		n = wire.PutAt(buf, n, "&accessory_ids=")
+		k := 0
+		for i := range q.Accessories {
+			a := &q.Accessories[i]
+			for j := 0; j < a.Quantity; j++ {
+				if k > 0 {
+					n = wire.ByteAt(buf, n, ',')
 				}
-				b = wire.AppendInt(b, a.Accessory.ID)
-				n++
+				n = wire.IntAt(buf, n, a.Accessory.ID)
+				k++
 			}
 		}
 	}
-	b = wire.Put(b, "&quote_id=")
-	b = wire.PutBytes(b, b[idStart:idEnd]) // base64url: nothing to escape
-	return wire.Put(b, `"}`)
+	n = wire.PutAt(buf, n, "&quote_id=")
+	n = wire.BytesAt(buf, n, id) // base64url: nothing to escape
+	return wire.PutAt(buf, n, `"}`)
+}
+
+// searchQueryAt is appendSearchQuery with the cursor writers (at most 65 + 2*MaxInt +
+// 2*rental.DateLen bytes).
+func searchQueryAt(buf []byte, n int, sr *rental.Search) int {
+	n = wire.PutAt(buf, n, "pick_up_depot_id=")
+	n = wire.IntAt(buf, n, sr.PickUpDepot)
+	n = wire.PutAt(buf, n, "&drop_off_depot_id=")
+	n = wire.IntAt(buf, n, sr.DropOffDepot)
+	n = wire.PutAt(buf, n, "&pick_up_date=")
+	n = sr.PickUp.At(buf, n)
+	n = wire.PutAt(buf, n, "&drop_off_date=")
+	return sr.DropOff.At(buf, n)
+}
+
+// rfc3339Len is how many bytes rfc3339At writes.
+const rfc3339Len = 20
+
+// rfc3339At writes unix seconds as "YYYY-MM-DDTHH:MM:SSZ" at buf[n:] (appendRFC3339).
+func rfc3339At(buf []byte, n int, unix int64) int {
+	day := wire.FloorDiv(unix, 86400)
+	sec := unix - day*86400
+	n = rental.Date(day).At(buf, n)
+	h, m, x := sec/3600, sec/60%60, sec%60
+	out := buf[n : n+10]
+	out[0], out[1], out[2], out[3] = 'T', byte('0'+h/10), byte('0'+h%10), ':'
+	out[4], out[5], out[6] = byte('0'+m/10), byte('0'+m%10), ':'
+	out[7], out[8], out[9] = byte('0'+x/10), byte('0'+x%10), 'Z'
+	return n + 10
 }
 
 // appendRFC3339 appends unix seconds as "YYYY-MM-DDTHH:MM:SSZ".

@@ -106,6 +106,25 @@ func (d Date) AppendTo(b []byte) []byte {
 		byte('0'+day/10), byte('0'+day%10))
 }
 
+// DateLen is how many bytes At writes.
+const DateLen = 10
+
+// At writes d as AppendTo does, at buf[n:] (a cursor writer: core/wire/cursor.go), and
+// returns n + DateLen.
+func (d Date) At(buf []byte, n int) int {
+	y, m, day := d.Civil()
+	if y < 0 {
+		y = 0
+	} else if y > 9999 {
+		y = 9999
+	}
+	out := buf[n : n+DateLen]
+	out[0], out[1], out[2], out[3], out[4] = byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-'
+	out[5], out[6], out[7] = byte('0'+m/10), byte('0'+m%10), '-'
+	out[8], out[9] = byte('0'+day/10), byte('0'+day%10)
+	return n + DateLen
+}
+
 // Weekday returns the day of the week of d, 0 = Sunday .. 6 = Saturday.
 func (d Date) Weekday() int {
 	w := (int(d) + 4) % 7 // 1970-01-01 was a Thursday

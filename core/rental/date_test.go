@@ -162,3 +162,17 @@ func FuzzParseDate(f *testing.F) {
 		}
 	})
 }
+
+// TestDateAtMatchesAppendTo: the cursor writer writes AppendTo's ten bytes, clamped
+// years included, and nothing around them.
+func TestDateAtMatchesAppendTo(t *testing.T) {
+	for _, d := range []Date{0, 1, -1, 20000, DateOf(2026, 11, 22), DateOf(9999, 12, 31), DateOf(10000, 1, 1), -800000, 1 << 30, -(1 << 30)} {
+		buf := []byte("..............")
+		if n := d.At(buf, 2); n != 2+DateLen {
+			t.Fatalf("Date(%d).At returned %d", d, n)
+		}
+		if got, want := string(buf), ".."+string(d.AppendTo(nil))+".."; got != want {
+			t.Fatalf("Date(%d).At wrote %q, want %q", d, got, want)
+		}
+	}
+}

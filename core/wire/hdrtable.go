@@ -80,15 +80,35 @@ func (t *HeaderTable) holds(s int, e []byte) bool {
 }
 
 // sameBytes reports whether a and b (of one length) are equal, 8 bytes a step: TinyGo
-// compares strings a byte at a time.
+// compares strings a byte at a time. It indexes a and b rather than reslicing them:
+// a pointer that changes in a loop is one TinyGo keeps in a collector frame, pushed
+// at every call (core/wire/cursor.go), and holds runs for every header of every answer.
 func sameBytes(a, b []byte) bool {
-	for len(a) >= 8 && len(b) >= 8 {
-		if le64(BytesString(a)) != le64(BytesString(b)) {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if word(a, i) != word(b, i) {
 			return false
 		}
-		a, b = a[8:], b[8:]
 	}
-	return BytesString(a) == BytesString(b)
+	for ; i < len(a); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// word returns the 8 bytes of p from i as one little-endian word (one load once
+// compiled), without making a string of them (a pointer TinyGo would track).
+//
+//go:inline
+func word(p []byte, i int) uint64 {
+	p = p[i : i+8]
+	return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+		uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
 }
 
 // EncodeInterned returns the response in the interned form, in a buffer owned by w and

@@ -112,6 +112,9 @@ func appendUint32(b []byte, n uint32) []byte {
 func AppendMoney(b []byte, cents int64) []byte {
 	if cents < 0 {
 		b = PutByte(b, '-')
+		if cents == -cents { // math.MinInt64: its whole dollars and cents, apart
+			return Put(b, "92233720368547758.08")
+		}
 		cents = -cents
 	}
 	b = AppendInt(b, cents/100)

@@ -29,6 +29,7 @@ func TestAppendMoneyMatchesDecimal(t *testing.T) {
 	}
 	check(math.MaxInt64)
 	check(math.MinInt64 + 1)
+	check(math.MinInt64)
 }
 
 func TestAppendInt(t *testing.T) {

@@ -1,0 +1,178 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// appendOffersReference is the Offer array as the appenders wrote it before the cursor
+// writers (writeOffers): the definition writeOffers must match byte for byte.
+func appendOffersReference(s *Server, b []byte) []byte {
+	b = wire.PutByte(b, '[')
+	for i := range s.offers {
+		o := &s.offers[i]
+		if i > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		vj := s.vehicleJSON(o)
+		b = wire.PutBytes(b, vj.head)
+		b = wire.AppendMoney(b, o.DailyRateCents)
+		b = wire.PutBytes(b, vj.mid)
+		b = wire.AppendInt(b, int64(o.Days))
+		b = appendFees(b, o)
+		b = wire.PutBytes(b, s.bookingLink)
+		b = wire.PutBytes(b, vj.idEnd)
+	}
+	return wire.PutByte(b, ']')
+}
+
+// TestWriteOffersRoom: writeOffers sizes its room from the parts and the Max* bounds, so
+// the largest numbers an offer can carry, on every vehicle, with a long booking link,
+// fit without a panic; the bytes equal the appenders' and are the JSON of the offers.
+func TestWriteOffersRoom(t *testing.T) {
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
+	vehicles := bundledCatalog(t).Vehicles()
+	extremes := []int64{0, 1, 99, 100, 12345, -1, -12345, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 1 << 40}
+	for _, link := range []string{`,"bookingUrl":"https://x/book?&vehicle_id=`, `,"bookingUrl":"https://` + strings.Repeat("w", 3000) + `/book?vehicle_id=`} {
+		for k, c := range extremes {
+			s.offers = s.offers[:0]
+			for i := range vehicles {
+				v := &vehicles[i]
+				route := extremes[(k+i)%len(extremes)]
+				total := c
+				if i%2 == 0 {
+					route, total = 0, c // the copied-digits path of the fees
+				}
+				s.offers = append(s.offers, rental.Offer{Vehicle: v, Index: i, Days: int(extremes[(k+2*i)%len(extremes)] & math.MaxInt32),
+					RentalCents: c, DailyRateCents: extremes[(k+i+1)%len(extremes)], RouteCents: route, TotalCents: total})
+			}
+			s.bookingLink = append(s.bookingLink[:0], link...)
+			for _, prefix := range []string{"", "already here"} {
+				got := s.writeOffers([]byte(prefix))
+				want := appendOffersReference(s, []byte(prefix))
+				if string(got) != string(want) {
+					t.Fatalf("writeOffers (cents %d) =\n%s\nwant\n%s", c, got, want)
+				}
+			}
+			var offers []json.RawMessage
+			if err := json.Unmarshal(s.writeOffers(nil), &offers); err != nil || len(offers) != len(vehicles) {
+				t.Fatalf("writeOffers (cents %d): %d offers, %v", c, len(offers), err)
+			}
+		}
+	}
+}
+
+// quoteReference is the quote after its id as the appenders wrote it before the cursor
+// writers (quoteAt): the definition quoteAt must match byte for byte.
+func quoteReference(s *Server, b []byte, id []byte, sr *rental.Search, q *rental.Quote) []byte {
+	b = wire.Put(b, `","expiresAt":"`)
+	b = appendRFC3339(b, s.tok.ExpiresAt)
+	b = wire.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
+	b = wire.AppendMoney(b, q.RentalCents)
+	b = wire.Put(b, `,"routeFee":`)
+	b = wire.AppendMoney(b, q.RouteCents)
+	b = wire.Put(b, `,"accessoriesFee":`)
+	b = wire.AppendMoney(b, q.AccessoriesCents)
+	b = wire.Put(b, `,"insuranceFee":`)
+	b = wire.AppendMoney(b, q.InsuranceCents)
+	b = wire.Put(b, `},"accessories":[`)
+	for i := range q.Accessories {
+		a := &q.Accessories[i]
+		if i > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		b = wire.Put(b, `{"id":`)
+		b = wire.AppendInt(b, a.Accessory.ID)
+		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
+		b = wire.Put(b, `,"cost":`)
+		b = wire.AppendMoney(b, a.CostCents)
+		b = wire.Put(b, `,"quantity":`)
+		b = wire.AppendInt(b, int64(a.Quantity))
+		b = wire.PutByte(b, '}')
+	}
+	b = wire.Put(b, `],"insurance":`)
+	if q.Insurance == nil {
+		b = wire.Put(b, "null")
+	} else {
+		b = wire.Put(b, `{"id":`)
+		b = wire.AppendInt(b, q.Insurance.ID)
+		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
+		b = wire.Put(b, `,"cost":`)
+		b = wire.AppendMoney(b, q.InsuranceCents)
+		b = wire.PutByte(b, '}')
+	}
+	b = wire.Put(b, `,"totalAmount":`)
+	b = wire.AppendMoney(b, q.TotalCents)
+	b = wire.Put(b, `,"gstIncluded":`)
+	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
+	b = wire.Put(b, `,"note":`)
+	b = wire.PutBytes(b, quoteNoteJSON)
+	b = wire.Put(b, `,"vehicleId":`)
+	b = wire.AppendInt(b, q.Vehicle.ID)
+	b = wire.Put(b, `,"days":`)
+	b = wire.AppendInt(b, int64(q.Days))
+	b = wire.Put(b, `,"checkoutUrl":"`)
+	b = wire.AppendInt(s.appendHandoffSearch(b, sr), q.Vehicle.ID)
+	if q.Insurance != nil {
+		b = wire.Put(b, "&insurance_id=")
+		b = wire.AppendInt(b, q.Insurance.ID)
+	}
+	if len(q.Accessories) > 0 {
+		b = wire.Put(b, "&accessory_ids=")
+		n := 0
+		for _, a := range q.Accessories {
+			for k := 0; k < a.Quantity; k++ {
+				if n > 0 {
+					b = wire.PutByte(b, ',')
+				}
+				b = wire.AppendInt(b, a.Accessory.ID)
+				n++
+			}
+		}
+	}
+	b = wire.Put(b, "&quote_id=")
+	b = wire.PutBytes(b, id)
+	return wire.Put(b, `"}`)
+}
+
+// TestQuoteAtRoom: quoteRoom bounds quoteAt for the largest values a quote can carry
+// (ids, amounts, dates and times at their extremes, names that escape every byte, 20
+// accessory lines, a long web URL and the longest id), in exactly that room; the bytes
+// equal the appenders'.
+func TestQuoteAtRoom(t *testing.T) {
+	for _, webURL := range []string{"https://x", "https://" + strings.Repeat("w", 2000)} {
+		cfg := testConfig()
+		cfg.WebURL = webURL
+		s := testServer(t, cfg, bundledCatalog(t), nil)
+		evil := strings.Repeat("<\x01\"\\&\n", 30)
+		vehicle := &rental.Vehicle{ID: math.MaxInt64}
+		for k, c := range []int64{0, 12345, -1, math.MaxInt64, math.MinInt64} {
+			for lines := 0; lines <= 20; lines += 5 {
+				q := &rental.Quote{Vehicle: vehicle, Days: math.MaxInt32, RentalCents: c, RouteCents: c, AccessoriesCents: c,
+					InsuranceCents: c, TotalCents: c}
+				for i := 0; i < lines; i++ {
+					q.Accessories = append(q.Accessories, rental.QuotedAccessory{Accessory: &rental.Accessory{ID: math.MinInt64, Name: evil},
+						Quantity: 20, CostCents: c})
+				}
+				if k%2 == 0 {
+					q.Insurance = &rental.InsurancePlan{ID: math.MinInt64 + 1, Name: evil}
+				}
+				sr := &rental.Search{PickUpDepot: math.MinInt64, DropOffDepot: math.MaxInt64, PickUp: rental.Date(math.MinInt32), DropOff: rental.Date(math.MaxInt32)}
+				s.tok.ExpiresAt = []int64{math.MaxInt64 / 2, -1, 0, 1 << 40, -(1 << 40)}[k]
+				id := []byte(strings.Repeat("Q", 200))
+				need := s.quoteRoom(len(id), q)
+				buf := make([]byte, 7+need)
+				n := s.quoteAt(buf, 7, id, sr, q)
+				want := quoteReference(s, nil, id, sr, q)
+				if got := buf[7:n]; string(got) != string(want) {
+					t.Fatalf("quoteAt (cents %d, %d lines) =\n%s\nwant\n%s", c, lines, got, want)
+				}
+			}
+		}
+	}
+}

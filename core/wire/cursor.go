@@ -1,0 +1,217 @@
+package wire
+
+// The cursor writers, for the hot loops of an answer (a search's offers, a quote's
+// lines): the loop first makes room for all it will write (Room, the one call that may
+// allocate), then writes at an index into the buffer's whole capacity, each writer
+// returning the index after what it wrote.
+//
+// Why not the appenders (Put, AppendInt, ...): they may grow their buffer, so they may
+// allocate, and under TinyGo on wasm every function that may allocate, and every caller
+// of one that holds a pointer, pushes a frame on the collector's stack chain at each
+// call and pops it at return (transform/gc.go: frames are placed by "may allocate",
+// without liveness). They also return a slice, which wasm gets back through memory. The
+// frame and the result are loads and stores to linear memory, and workerd compiles wasm
+// with an explicit bounds check on every one: `--no-wasm-bounds-checks` in workerd's
+// v8Flags took 25.7 K instructions off a search (689.7 K -> 664.0 K), where node, which
+// uses the trap handler, pays none (BENCHMARKS.md, session 14). A cursor writer never
+// allocates and returns an int: TinyGo gives it no frame, nor a loop that only calls
+// cursor writers.
+//
+// A writer that outgrows its room panics (an index out of range, a trap the glue answers
+// with a 500 and a new instance); it never truncates. The callers size their room from
+// the lengths they write and the Max* bounds below; their tests render the largest
+// values.
+
+// MaxInt is the most bytes IntAt writes (math.MinInt64).
+const MaxInt = 20
+
+// MaxMoney is the most bytes MoneyAt writes: a sign, 17 digits of whole dollars and
+// ".dd" (math.MinInt64 cents).
+const MaxMoney = 21
+
+// Room returns b with room for at least n more bytes after len(b), growing it at most
+// once.
+func Room(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		return grow(b, n)
+	}
+	return b
+}
+
+// PutAt writes s at buf[n:] and returns n + len(s) (Put's short-string paths, at an
+// index).
+func PutAt(buf []byte, n int, s string) int {
+	m := len(s)
+	d := buf[n : n+m]
+	switch {
+	case m > 16:
+		copy(d, s)
+	case m >= 8:
+		w0, w1 := le64(s), le64(s[m-8:])
+		put64(d, w0)
+		put64(d[m-8:], w1)
+	case m >= 4:
+		w0, w1 := le32(s), le32(s[m-4:])
+		put32(d, w0)
+		put32(d[m-4:], w1)
+	case m > 0:
+		d[0], d[m>>1], d[m-1] = s[0], s[m>>1], s[m-1]
+	}
+	return n + m
+}
+
+// BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n.
+func BytesAt(buf []byte, n int, p []byte) int { return PutAt(buf, n, BytesString(p)) }
+
+// ByteAt writes c at buf[n] and returns n + 1.
+func ByteAt(buf []byte, n int, c byte) int {
+	buf[n] = c
+	return n + 1
+}
+
+// IntAt writes the decimal form of v at buf[n:] (at most MaxInt bytes) and returns the
+// index after it.
+func IntAt(buf []byte, n int, v int64) int {
+	if v >= 0 && v <= 1<<32-1 {
+		return uint32At(buf, n, uint32(v))
+	}
+	return int64At(buf, n, v)
+}
+
+// int64At is IntAt beyond 32 bits, a call apart: its digit array on the stack would
+// otherwise cost every IntAt a stack frame.
+//
+//go:noinline
+func int64At(buf []byte, n int, v int64) int {
+	if v < 0 {
+		buf[n] = '-'
+		n++
+		if v == -v { // math.MinInt64
+			return PutAt(buf, n, "9223372036854775808")
+		}
+		v = -v
+	}
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return n + copy(buf[n:n+len(tmp)-i], tmp[i:])
+}
+
+// uint32At is appendUint32 at an index. Up to four digits (days, ids, most amounts in
+// whole dollars) it writes them straight; beyond, their count first, then two at a time
+// from the last.
+func uint32At(buf []byte, n int, v uint32) int {
+	switch {
+	case v < 10:
+		buf[n] = byte('0' + v)
+		return n + 1
+	case v < 100:
+		out := buf[n : n+2]
+		out[0], out[1] = digitPairs[2*v], digitPairs[2*v+1]
+		return n + 2
+	case v < 1000:
+		q := v / 100
+		r := (v - q*100) * 2
+		out := buf[n : n+3]
+		out[0], out[1], out[2] = byte('0'+q), digitPairs[r], digitPairs[r+1]
+		return n + 3
+	case v < 10000:
+		q := v / 100
+		r := (v - q*100) * 2
+		out := buf[n : n+4]
+		out[0], out[1], out[2], out[3] = digitPairs[2*q], digitPairs[2*q+1], digitPairs[r], digitPairs[r+1]
+		return n + 4
+	}
+	d := 5
+	for p := uint32(100000); d < 10 && v >= p; p *= 10 {
+		d++
+	}
+	out := buf[n : n+d]
+	i := d
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		i -= 2
+		out[i], out[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		out[0], out[1] = digitPairs[v*2], digitPairs[v*2+1]
+	} else {
+		out[0] = byte('0' + v)
+	}
+	return n + d
+}
+
+// MoneyAt writes cents as AppendMoney does (NZD, at most two decimals, no trailing
+// zeros; at most MaxMoney bytes) at buf[n:] and returns the index after it.
+func MoneyAt(buf []byte, n int, cents int64) int {
+	if cents < 0 {
+		buf[n] = '-'
+		n++
+		if cents == -cents { // math.MinInt64: its whole dollars and cents, apart
+			return PutAt(buf, n, "92233720368547758.08")
+		}
+		cents = -cents
+	}
+	var frac int64
+	if cents <= 1<<32-1 { // 32-bit division, as IntAt
+		d := uint32(cents) / 100
+		frac = int64(uint32(cents) - d*100)
+		n = uint32At(buf, n, d)
+	} else {
+		n = int64At(buf, n, cents/100)
+		frac = cents % 100
+	}
+	if frac == 0 {
+		return n
+	}
+	buf[n] = '.'
+	buf[n+1] = byte('0' + frac/10)
+	if frac%10 == 0 {
+		return n + 2
+	}
+	buf[n+2] = byte('0' + frac%10)
+	return n + 3
+}
+
+// MaxJSONString is the most bytes JSONStringAt writes for a string of n bytes: the
+// quotes and a \u00XX escape for every byte.
+func MaxJSONString(n int) int { return 2 + 6*n }
+
+// JSONStringAt writes s as AppendJSONString does (quoted, escaped; at most
+// MaxJSONString(len(s)) bytes) at buf[n:] and returns the index after it.
+func JSONStringAt(buf []byte, n int, s string) int {
+	buf[n] = '"'
+	n++
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			continue
+		}
+		n = PutAt(buf, n, s[start:i])
+		switch c {
+		case '"', '\\':
+			n = ByteAt(buf, ByteAt(buf, n, '\\'), c)
+		case '\n':
+			n = PutAt(buf, n, `\n`)
+		case '\r':
+			n = PutAt(buf, n, `\r`)
+		case '\t':
+			n = PutAt(buf, n, `\t`)
+		default: // control characters and <, >, & (safe to embed in HTML)
+			n = PutAt(buf, n, `\u00`)
+			n = ByteAt(buf, ByteAt(buf, n, HexDigits[c>>4]), HexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	return ByteAt(buf, PutAt(buf, n, s[start:]), '"')
+}

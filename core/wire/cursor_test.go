@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// exact runs write into a buffer with exactly max bytes of room after a prefix, and
+// returns what it wrote; a write past the room panics (the test fails).
+func exact(t *testing.T, max int, write func(buf []byte, n int) int) string {
+	t.Helper()
+	buf := make([]byte, 3+max)
+	copy(buf, "pre")
+	n := write(buf, 3)
+	if n < 3 || n > len(buf) {
+		t.Fatalf("returned index %d outside [3, %d]", n, len(buf))
+	}
+	if string(buf[:3]) != "pre" {
+		t.Fatalf("overwrote the bytes before n: %q", buf[:3])
+	}
+	return string(buf[3:n])
+}
+
+// TestMoneyAtMatchesDecimal: MoneyAt is AppendMoney at an index, defined the same way
+// (shopspring/decimal's exact rendering of cents as NZD), and fits MaxMoney.
+func TestMoneyAtMatchesDecimal(t *testing.T) {
+	check := func(c int64) {
+		got := exact(t, MaxMoney, func(buf []byte, n int) int { return MoneyAt(buf, n, c) })
+		if want := decimal.New(c, -2).String(); got != want {
+			t.Fatalf("MoneyAt(%d) = %q, want %q", c, got, want)
+		}
+	}
+	for c := int64(-100_000); c <= 1_000_000; c++ {
+		check(c)
+	}
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 200_000; i++ {
+		c := r.Int63() >> uint(r.Intn(63))
+		check(c)
+		check(-c)
+	}
+	for _, c := range []int64{math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 1 << 32 * 100, -(1 << 32) * 100} {
+		check(c)
+	}
+}
+
+// TestIntAtMatchesStrconv: IntAt writes strconv's decimal form and fits MaxInt.
+func TestIntAtMatchesStrconv(t *testing.T) {
+	check := func(v int64) {
+		got := exact(t, MaxInt, func(buf []byte, n int) int { return IntAt(buf, n, v) })
+		if want := strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("IntAt(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for v := int64(-10_000); v <= 200_000; v++ {
+		check(v)
+	}
+	for p := int64(1); p > 0 && p < math.MaxInt64/10; p *= 10 {
+		check(p - 1)
+		check(p)
+		check(-p)
+	}
+	for _, v := range []int64{1<<32 - 1, 1 << 32, math.MaxInt32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		check(v)
+	}
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 100_000; i++ {
+		v := r.Int63() >> uint(r.Intn(63))
+		check(v)
+		check(-v)
+	}
+}
+
+// TestPutAtEveryLength: each of PutAt's paths (0-3, 4-7, 8-16, longer) writes exactly
+// s, and BytesAt copies from earlier in the same buffer.
+func TestPutAtEveryLength(t *testing.T) {
+	src := "0123456789abcdefghijklmnopqrstuvwxyz!"
+	for m := 0; m <= len(src); m++ {
+		s := src[:m]
+		if got := exact(t, m, func(buf []byte, n int) int { return PutAt(buf, n, s) }); got != s {
+			t.Fatalf("PutAt(%q) wrote %q", s, got)
+		}
+		buf := make([]byte, 2*m+1)
+		copy(buf, s)
+		if n := BytesAt(buf, m, buf[:m]); n != 2*m || string(buf[m:n]) != s {
+			t.Fatalf("BytesAt of the buffer's own first %d bytes wrote %q", m, buf[m:n])
+		}
+	}
+	if got := exact(t, 1, func(buf []byte, n int) int { return ByteAt(buf, n, 'x') }); got != "x" {
+		t.Fatalf("ByteAt wrote %q", got)
+	}
+}
+
+// TestCursorNeverTruncates: a writer without room panics instead of writing part.
+func TestCursorNeverTruncates(t *testing.T) {
+	for name, write := range map[string]func(buf []byte, n int) int{
+		"PutAt":   func(buf []byte, n int) int { return PutAt(buf, n, strings.Repeat("x", 20)) },
+		"PutAt 5": func(buf []byte, n int) int { return PutAt(buf, n, "12345") },
+		"IntAt":   func(buf []byte, n int) int { return IntAt(buf, n, 1234567) },
+		"IntAt64": func(buf []byte, n int) int { return IntAt(buf, n, math.MinInt64) },
+		"MoneyAt": func(buf []byte, n int) int { return MoneyAt(buf, n, 123456) },
+		"ByteAt":  func(buf []byte, n int) int { return ByteAt(buf, n, 'x') },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s into a buffer one byte short did not panic", name)
+				}
+			}()
+			full := write(make([]byte, 64), 0)
+			write(make([]byte, full-1), 0)
+		}()
+	}
+}
+
+// TestRoom: Room leaves b's bytes and grows only when the room is short.
+func TestRoom(t *testing.T) {
+	b := make([]byte, 3, 10)
+	copy(b, "abc")
+	if r := Room(b, 7); &r[0] != &b[0] || len(r) != 3 {
+		t.Fatalf("Room with enough room moved or resized b")
+	}
+	r := Room(b, 8)
+	if len(r) != 3 || cap(r)-len(r) < 8 || string(r) != "abc" {
+		t.Fatalf("Room(b, 8) = len %d cap %d %q", len(r), cap(r), r)
+	}
+}
+
+// TestJSONStringAtMatchesAppend: JSONStringAt writes AppendJSONString's bytes and fits
+// MaxJSONString, for every byte value and the strings of the catalog's kind.
+func TestJSONStringAtMatchesAppend(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\x00\x01\x1f",
+		"</script><b>&amp;", "Māori: Tāmaki Makaurau", "emoji 🚐", string(all), strings.Repeat("\x01", 50)} {
+		got := exact(t, MaxJSONString(len(s)), func(buf []byte, n int) int { return JSONStringAt(buf, n, s) })
+		if want := string(AppendJSONString(nil, s)); got != want {
+			t.Fatalf("JSONStringAt(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
