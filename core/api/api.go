@@ -487,12 +487,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 		if i > 0 {
 			n = wire.ByteAt(buf, n, ',')
 		}
-		n = wire.PutAt(buf, n, `{"id":`)
-		n = wire.IntAt(buf, n, a.Accessory.ID)
-		n = wire.PutAt(buf, n, `,"name":`)
-		n = wire.JSONStringAt(buf, n, a.Accessory.Name)
-		n = wire.PutAt(buf, n, `,"cost":`)
-		n = wire.MoneyAt(buf, n, a.CostCents)
+		n = itemAt(buf, n, a.Accessory.ID, a.Accessory.Name, a.CostCents)
 		n = wire.PutAt(buf, n, `,"quantity":`)
 		n = wire.IntAt(buf, n, int64(a.Quantity))
 		n = wire.ByteAt(buf, n, '}')
@@ -501,13 +496,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	if q.Insurance == nil {
 		n = wire.PutAt(buf, n, "null")
 	} else {
-		n = wire.PutAt(buf, n, `{"id":`)
-		n = wire.IntAt(buf, n, q.Insurance.ID)
-		n = wire.PutAt(buf, n, `,"name":`)
-		n = wire.JSONStringAt(buf, n, q.Insurance.Name)
-		n = wire.PutAt(buf, n, `,"cost":`)
-		n = wire.MoneyAt(buf, n, q.InsuranceCents)
-		n = wire.ByteAt(buf, n, '}')
+		n = wire.ByteAt(buf, itemAt(buf, n, q.Insurance.ID, q.Insurance.Name, q.InsuranceCents), '}')
 	}
 	n = wire.PutAt(buf, n, `,"totalAmount":`)
 	n = wire.MoneyAt(buf, n, q.TotalCents)
@@ -545,6 +534,16 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	n = wire.PutAt(buf, n, "&quote_id=")
 	n = wire.BytesAt(buf, n, id) // base64url: nothing to escape
 	return wire.PutAt(buf, n, `"}`)
+}
+
+// itemAt writes a quoted accessory or insurance plan up to its cost: {"id":N,"name":"...","cost":X
+func itemAt(buf []byte, n int, id int64, name string, costCents int64) int {
+	n = wire.PutAt(buf, n, `{"id":`)
+	n = wire.IntAt(buf, n, id)
+	n = wire.PutAt(buf, n, `,"name":`)
+	n = wire.JSONStringAt(buf, n, name)
+	n = wire.PutAt(buf, n, `,"cost":`)
+	return wire.MoneyAt(buf, n, costCents)
 }
 
 // searchQueryAt is appendSearchQuery with the cursor writers (at most 65 + 2*MaxInt +

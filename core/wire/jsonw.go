@@ -49,24 +49,8 @@ func AppendInt(b []byte, n int64) []byte {
 	if n >= 0 && n <= 1<<32-1 {
 		return appendUint32(b, uint32(n))
 	}
-	if n < 0 {
-		b = append(b, '-')
-		if n == -n { // math.MinInt64
-			return append(b, "9223372036854775808"...)
-		}
-		n = -n
-	}
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	return append(b, tmp[i:]...)
+	b = Room(b, MaxInt)
+	return b[:int64At(b[:cap(b)], len(b), n)]
 }
 
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
