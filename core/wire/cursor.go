@@ -38,11 +38,10 @@ func Room(b []byte, n int) []byte {
 	return b
 }
 
-// PutAt writes s at buf[n:] and returns n + len(s) (Put's short-string paths, at an
-// index).
+// PutAt writes s at buf[n:] and returns n + len(s): up to 16 bytes with at most two
+// overlapping word loads and stores, longer with copy (put.go says why). Put is PutAt
+// after making room.
 func PutAt(buf []byte, n int, s string) int {
-	// Put's copy, repeated on purpose: as one helper of both, TinyGo (-opt s) kept it a
-	// call, even marked go:inline, and a search cost 2.4 K instructions more (session 14).
 	m := len(s)
 	d := buf[n : n+m]
 	switch {
@@ -106,7 +105,8 @@ func int64At(buf []byte, n int, v int64) int {
 	return n + copy(buf[n:n+len(tmp)-i], tmp[i:])
 }
 
-// uint32At is appendUint32 at an index. Up to four digits (days, ids, most amounts in
+// uint32At writes v in decimal at buf[n:] (appendUint32 is uint32At after making
+// room). Up to four digits (days, ids, most amounts in
 // whole dollars) it writes them straight; beyond, their count first, then two at a time
 // from the last.
 func uint32At(buf []byte, n int, v uint32) int {
@@ -135,7 +135,6 @@ func uint32At(buf []byte, n int, v uint32) int {
 	for p := uint32(100000); d < 10 && v >= p; p *= 10 {
 		d++
 	}
-	// appendUint32's loop, repeated for the same reason as PutAt's copy.
 	out := buf[n : n+d]
 	i := d
 	for v >= 100 {

@@ -58,34 +58,10 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 	"8081828384858687888990919293949596979899"
 
 func appendUint32(b []byte, n uint32) []byte {
-	if n < 10 {
-		return PutByte(b, byte('0'+n))
+	if cap(b)-len(b) < 10 {
+		b = grow(b, 10)
 	}
-	// The digits are written in place, from the last: their count first.
-	d := 2
-	for p := uint32(100); d < 10 && n >= p; p *= 10 {
-		d++
-	}
-	at := len(b)
-	if cap(b)-at < d {
-		b = grow(b, d)
-	}
-	b = b[:at+d]
-	out := b[at : at+d]
-	i := d
-	for n >= 100 {
-		q := n / 100
-		r := (n - q*100) * 2
-		i -= 2
-		out[i], out[i+1] = digitPairs[r], digitPairs[r+1]
-		n = q
-	}
-	if n >= 10 {
-		out[0], out[1] = digitPairs[n*2], digitPairs[n*2+1]
-	} else {
-		out[0] = byte('0' + n)
-	}
-	return b
+	return b[:uint32At(b[:cap(b)], len(b), n)]
 }
 
 // AppendMoney appends cents as a JSON number of NZD with at most two decimals and no

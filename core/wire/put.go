@@ -16,29 +16,13 @@ package wire
 // BENCHMARKS.md, "Fewer calls per answer".
 // (wasm-dis of a build with names: the short cases are i64 and i32 loads and stores.)
 
-// Put appends s to b.
+// Put appends s to b: PutAt (cursor.go) after making room.
 func Put(b []byte, s string) []byte {
 	n, m := len(b), len(s)
 	if cap(b)-n < m {
 		b = grow(b, m)
 	}
-	b = b[:n+m]
-	d := b[n:]
-	switch {
-	case m > 16:
-		copy(d, s)
-	case m >= 8:
-		w0, w1 := le64(s), le64(s[m-8:])
-		put64(d, w0)
-		put64(d[m-8:], w1)
-	case m >= 4:
-		w0, w1 := le32(s), le32(s[m-4:])
-		put32(d, w0)
-		put32(d[m-4:], w1)
-	case m > 0:
-		d[0], d[m>>1], d[m-1] = s[0], s[m>>1], s[m-1]
-	}
-	return b
+	return b[:PutAt(b[:cap(b)], n, s)]
 }
 
 // grow returns b with room for m more bytes: make and copy, not append, whose growth
