@@ -13,17 +13,6 @@ import "encoding/binary"
 
 const blockSize = 64
 
-var k256 = [64]uint32{
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-}
-
 var init256 = [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
 
 // digest is a running SHA-256.
@@ -32,7 +21,6 @@ type digest struct {
 	buf [blockSize]byte
 	n   int    // bytes waiting in buf
 	len uint64 // bytes written in all
-	w   [64]uint32
 }
 
 func (d *digest) reset(h *[8]uint32, written uint64) {
@@ -79,32 +67,3 @@ func (d *digest) finish(out *[32]byte) {
 }
 
 func rotr(x uint32, n uint) uint32 { return x>>n | x<<(32-n) }
-
-// block runs the compression function over one 64-byte block.
-func (d *digest) block(p []byte) {
-	w := &d.w
-	for i := 0; i < 16; i++ {
-		w[i] = binary.BigEndian.Uint32(p[4*i:])
-	}
-	for i := 16; i < 64; i++ {
-		v1, v2 := w[i-2], w[i-15]
-		s1 := rotr(v1, 17) ^ rotr(v1, 19) ^ v1>>10
-		s0 := rotr(v2, 7) ^ rotr(v2, 18) ^ v2>>3
-		w[i] = s1 + w[i-7] + s0 + w[i-16]
-	}
-	a, b, c, e, f, g, h, dd := d.h[0], d.h[1], d.h[2], d.h[4], d.h[5], d.h[6], d.h[7], d.h[3]
-	for i := 0; i < 64; i++ {
-		t1 := h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (e&f ^ ^e&g) + k256[i] + w[i]
-		t2 := (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b ^ a&c ^ b&c)
-		h, g, f, e = g, f, e, dd+t1
-		dd, c, b, a = c, b, a, t1+t2
-	}
-	d.h[0] += a
-	d.h[1] += b
-	d.h[2] += c
-	d.h[3] += dd
-	d.h[4] += e
-	d.h[5] += f
-	d.h[6] += g
-	d.h[7] += h
-}

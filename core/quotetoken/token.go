@@ -13,6 +13,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -107,12 +108,16 @@ type key struct {
 	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
 }
 
+// macIs16 fails to compile unless MACLen is 16, which Sign copies as two words.
+var macIs16 [MACLen - 16]struct{}
+var _ = [16 - MACLen]struct{}(macIs16)
+
 // Keyring holds the signing keys: the first signs, every one verifies.
 type Keyring struct {
 	keys []key
 	d    digest
 	sum  [32]byte
-	raw  []byte // payload + MAC scratch, cap maxRaw+some
+	raw  []byte // payload + MAC scratch, cap max(maxRaw, maxPayload) + MACLen
 }
 
 // enc is RFC 4648 base64url without padding, strict: a token has one spelling.
@@ -121,7 +126,7 @@ var enc = base64.RawURLEncoding.Strict()
 // ParseKeys reads "kid:key[,kid:key...]": kid a decimal 0-255, key base64url (padding
 // optional) of at least MinKeyLen bytes. Error messages never contain a key.
 func ParseKeys(s string) (*Keyring, error) {
-	k := &Keyring{raw: make([]byte, 0, maxRaw+MACLen)}
+	k := &Keyring{raw: make([]byte, 0, max(maxRaw, maxPayload)+MACLen)}
 	entry := 0
 	for len(s) > 0 {
 		var e string
@@ -233,11 +238,13 @@ func (k *Keyring) mac(key *key, msg []byte) {
 func (k *Keyring) Sign(dst []byte, q *Quote) []byte {
 	key := &k.keys[0]
 	q.KeyID = key.id
-	b := appendPayload(k.raw[:0], q)
-	k.mac(key, b)
-	b = append(b, k.sum[:MACLen]...)
-	k.raw = b[:0]
-	return enc.AppendEncode(dst, b)
+	b := k.raw[:cap(k.raw)]
+	n := payloadAt(b, 0, q)
+	k.mac(key, b[:n])
+	m := b[n : n+MACLen] // two words, not memory.copy (macIs16 holds MACLen to 16)
+	binary.LittleEndian.PutUint64(m, binary.LittleEndian.Uint64(k.sum[:]))
+	binary.LittleEndian.PutUint64(m[8:], binary.LittleEndian.Uint64(k.sum[8:]))
+	return enc.AppendEncode(dst, b[:n+MACLen])
 }
 
 // Verify decodes tok into q when it is a token signed by one of the keys. It does not
@@ -281,36 +288,66 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 	return OK
 }
 
-// appendPayload appends the signed fields of q (docs/quote-token.md):
+// maxPayload bounds what payloadAt writes whatever q holds: every uvarint at its
+// longest.
+const maxPayload = 2 + (7+2*MaxLines+3)*binary.MaxVarintLen64 + 4 + NonceLen
+
+// appendPayload appends the signed fields of q (docs/quote-token.md) to b: payloadAt
+// after making room.
+func appendPayload(b []byte, q *Quote) []byte {
+	n := len(b)
+	b = slices.Grow(b, maxPayload)
+	return b[:payloadAt(b[:cap(b)], n, q)]
+}
+
+// payloadAt writes the signed fields of q at b[n:], which has room for maxPayload bytes,
+// and returns the index after them:
 //
 //	version, key id (1 byte each); uvarints: pick-up depot, drop-off depot, pick-up
 //	date, drop-off - pick-up, vehicle, insurance (0: none), number of accessory lines,
 //	then per line id and quantity, total cents; the inventory tag (4 bytes, big-endian);
 //	uvarints: issued at, expires at - issued at; the nonce (8 bytes).
-func appendPayload(b []byte, q *Quote) []byte {
-	b = append(b, Version, q.KeyID)
-	b = binary.AppendUvarint(b, uint64(q.PickUpDepot))
-	b = binary.AppendUvarint(b, uint64(q.DropOffDepot))
-	b = binary.AppendUvarint(b, uint64(q.PickUp))
-	b = binary.AppendUvarint(b, uint64(q.DropOff-q.PickUp))
-	b = binary.AppendUvarint(b, uint64(q.VehicleID))
-	b = binary.AppendUvarint(b, uint64(q.InsuranceID))
-	n := q.NLines
-	if n < 0 {
-		n = 0
-	} else if n > MaxLines {
-		n = MaxLines
+//
+// Written at an index rather than appended: binary.AppendUvarint is a call to
+// runtime.sliceAppend per byte under TinyGo (3 K instructions a quote).
+func payloadAt(b []byte, n int, q *Quote) int {
+	_ = b[n+maxPayload-1]
+	b[n], b[n+1] = Version, q.KeyID
+	n = uvarintAt(b, n+2, uint64(q.PickUpDepot))
+	n = uvarintAt(b, n, uint64(q.DropOffDepot))
+	n = uvarintAt(b, n, uint64(q.PickUp))
+	n = uvarintAt(b, n, uint64(q.DropOff-q.PickUp))
+	n = uvarintAt(b, n, uint64(q.VehicleID))
+	n = uvarintAt(b, n, uint64(q.InsuranceID))
+	lines := q.NLines
+	if lines < 0 {
+		lines = 0
+	} else if lines > MaxLines {
+		lines = MaxLines
 	}
-	b = binary.AppendUvarint(b, uint64(n))
-	for i := 0; i < n; i++ {
-		b = binary.AppendUvarint(b, uint64(q.Lines[i].ID))
-		b = binary.AppendUvarint(b, uint64(q.Lines[i].Quantity))
+	n = uvarintAt(b, n, uint64(lines))
+	for i := 0; i < lines; i++ {
+		n = uvarintAt(b, n, uint64(q.Lines[i].ID))
+		n = uvarintAt(b, n, uint64(q.Lines[i].Quantity))
 	}
-	b = binary.AppendUvarint(b, uint64(q.TotalCents))
-	b = binary.BigEndian.AppendUint32(b, q.Inventory)
-	b = binary.AppendUvarint(b, uint64(q.IssuedAt))
-	b = binary.AppendUvarint(b, uint64(q.ExpiresAt-q.IssuedAt))
-	return append(b, q.Nonce[:]...)
+	n = uvarintAt(b, n, uint64(q.TotalCents))
+	binary.BigEndian.PutUint32(b[n:], q.Inventory)
+	n = uvarintAt(b, n+4, uint64(q.IssuedAt))
+	n = uvarintAt(b, n, uint64(q.ExpiresAt-q.IssuedAt))
+	binary.LittleEndian.PutUint64(b[n:], binary.LittleEndian.Uint64(q.Nonce[:])) // one word, not memory.copy
+	return n + NonceLen
+}
+
+// uvarintAt writes v as a uvarint (encoding/binary's) at b[n:] and returns the index
+// after it.
+func uvarintAt(b []byte, n int, v uint64) int {
+	for v >= 0x80 {
+		b[n] = byte(v) | 0x80
+		v >>= 7
+		n++
+	}
+	b[n] = byte(v)
+	return n + 1
 }
 
 // decodePayload is appendPayload's inverse; it accepts only what appendPayload writes

@@ -48,13 +48,15 @@ func PutAt(buf []byte, n int, s string) int {
 	case m > 16:
 		copy(d, s)
 	case m >= 8:
+		t := d[m-8:] // every bounds check before the loads, so each word is one load and one store
 		w0, w1 := le64(s), le64(s[m-8:])
 		put64(d, w0)
-		put64(d[m-8:], w1)
+		put64(t, w1)
 	case m >= 4:
+		t := d[m-4:]
 		w0, w1 := le32(s), le32(s[m-4:])
 		put32(d, w0)
-		put32(d[m-4:], w1)
+		put32(t, w1)
 	case m > 0:
 		d[0], d[m>>1], d[m-1] = s[0], s[m>>1], s[m-1]
 	}
