@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // searchServer is a server over the bundled catalog at testNow whose rate limit never
@@ -269,4 +270,90 @@ func TestSuggestionsAreTrue(t *testing.T) {
 		t.Errorf("only %d suggestions followed; the cases should give more", n)
 	}
 	t.Logf("%d suggestions followed, all 200", n)
+}
+
+// TestAvailabilityETagFollowsBody: the availability ETag is a hash of what the body is
+// made of (offersHash), not of its bytes; over thousands of searches (routes, dates,
+// lengths, filters, orders) no ETag names two bodies. (The converse need not hold: an
+// empty list for two searches is one body under two ETags, which is harmless, as an
+// ETag is compared only with the same URL's.) The same search twice gets one ETag.
+func TestAvailabilityETagFollowsBody(t *testing.T) {
+	s := searchServer(t)
+	byTag := map[string]string{}
+	answers := 0
+	for pick := 1; pick <= 6; pick++ {
+		for drop := 1; drop <= 6; drop++ {
+			for start := 0; start < 12; start++ {
+				for _, days := range []int{2, 7, 15} {
+					from := time.Date(2027, 1, 4+9*start, 0, 0, 0, 0, time.UTC)
+					to := from.AddDate(0, 0, days)
+					for _, extra := range []string{"", "&class=compact", "&class=campervan", "&class=motorhome", "&transmission=manual", "&transmission=automatic", "&sort=price", "&min_berths=4", "&min_berths=6", "&max_total=2000"} {
+						q := fmt.Sprintf("/api/agent/vehicles/availability?pick_up_depot_id=%d&drop_off_depot_id=%d&pick_up_date=%s&drop_off_date=%s%s",
+							pick, drop, from.Format("2006-01-02"), to.Format("2006-01-02"), extra)
+						r := do(s, "GET", q)
+						if r.Status != 200 {
+							continue
+						}
+						answers++
+						tag, body := r.Header("etag"), string(r.Body)
+						if len(tag) != 18 || tag[0] != '"' || tag[17] != '"' {
+							t.Fatalf("%s: ETag %q", q, tag)
+						}
+						if b, ok := byTag[tag]; ok && b != body {
+							t.Fatalf("%s: ETag %s names two bodies:\n%s\n%s", q, tag, b, body)
+						}
+						if again := do(s, "GET", q); again.Header("etag") != tag || string(again.Body) != body {
+							t.Fatalf("%s twice: ETags %s and %s", q, tag, again.Header("etag"))
+						}
+						byTag[tag] = body
+					}
+				}
+			}
+		}
+	}
+	if answers < 1000 || len(byTag) < 500 {
+		t.Fatalf("%d answers, %d ETags: the test asks too little", answers, len(byTag))
+	}
+	t.Logf("%d answers, %d distinct bodies", answers, len(byTag))
+}
+
+// TestOffersHashCoversEveryInput: each thing offersAt writes from moves the hash (the
+// bundled vehicles differ in their prices too, so a search alone could not tell a hash
+// that skipped the vehicle).
+func TestOffersHashCoversEveryInput(t *testing.T) {
+	s := searchServer(t)
+	base := []Offer{{Index: 1, Days: 7, RentalCents: 70000, DailyRateCents: 10000, RouteCents: 0, TotalCents: 70000},
+		{Index: 2, Days: 7, RentalCents: 80000, DailyRateCents: 11428, RouteCents: 5000, TotalCents: 85000}}
+	link := `,"bookingUrl":"https://example.test/book?pick_up_depot_id=1&vehicle_id=`
+	hash := func(edit func([]Offer)) uint64 {
+		s.offers = append(s.offers[:0], base...)
+		s.bookingLink = append(s.bookingLink[:0], link...)
+		edit(s.offers)
+		return s.offersHash()
+	}
+	seen := map[uint64]string{hash(func([]Offer) {}): "base"}
+	for name, edit := range map[string]func([]Offer){
+		"vehicle":    func(o []Offer) { o[1].Index = 3 },
+		"days":       func(o []Offer) { o[0].Days = 8 },
+		"rental":     func(o []Offer) { o[1].RentalCents++ },
+		"daily rate": func(o []Offer) { o[0].DailyRateCents++ },
+		"route fee":  func(o []Offer) { o[0].RouteCents = 1 },
+		"total":      func(o []Offer) { o[1].TotalCents-- },
+		"order":      func(o []Offer) { o[0], o[1] = o[1], o[0] },
+		"one fewer":  func(o []Offer) { s.offers = o[:1] },
+		"none":       func(o []Offer) { s.offers = o[:0] },
+		"link":       func([]Offer) { s.bookingLink = append(s.bookingLink, '2') },
+		"web URL":    func([]Offer) { s.bookingLink[len(`,"bookingUrl":"https://e`)] = 'E' },
+	} {
+		h := hash(edit)
+		if prev, ok := seen[h]; ok {
+			t.Errorf("%s: the same hash as %s", name, prev)
+		}
+		seen[h] = name
+	}
+	before := hash(func([]Offer) {})
+	s.setInvVersion("another-inventory")
+	if hash(func([]Offer) {}) == before {
+		t.Error("the inventory version does not move the hash")
+	}
 }

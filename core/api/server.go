@@ -51,6 +51,7 @@ type Server struct {
 	extrasBody  []byte        // the accessories or insurance list before it is sent
 	extrasETag  []byte        // its ETag
 	searchETag  []byte        // the ETag of an availability answer
+	offersSeed  uint64        // the seed of its hash (setInvVersion)
 	rateHeader  []byte        // the value of a RateLimit or RateLimit-Policy header
 	rateLast    limit.Verdict // the verdict rateBlock encodes
 	rateBlock   wire.Headers  // its five rate-limit headers
@@ -95,7 +96,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 			p = makeCatalogParts(cat)
 		}
 		s.depots, s.vehicleParts, s.classList = p.depots, p.vehicles, p.classList
-		s.invVersion = cat.Inventory().Version()
+		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
@@ -211,10 +212,17 @@ func (s *Server) SetInventory(blob []byte) error {
 		return err
 	}
 	s.cat = s.base.WithInventory(inv)
-	s.invVersion = inv.Version()
+	s.setInvVersion(inv.Version())
 	s.indexDoc = cached{} // both rebuilt with the new inventory on first use
 	s.openapi = cached{}
 	return nil
+}
+
+// setInvVersion sets the inventory version serving, and the seed of the availability
+// ETags (offersHash), which follows it and the catalog's version.
+func (s *Server) setInvVersion(v string) {
+	s.invVersion = v
+	s.offersSeed = wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.cat.Version()), v)
 }
 
 type constError string

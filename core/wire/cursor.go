@@ -41,7 +41,17 @@ func Room(b []byte, n int) []byte {
 // PutAt writes s at buf[n:] and returns n + len(s): up to 16 bytes with at most two
 // overlapping word loads and stores, longer with copy (put.go says why). Put is PutAt
 // after making room.
-func PutAt(buf []byte, n int, s string) int {
+func PutAt(buf []byte, n int, s string) int { return putAt(buf, n, s) }
+
+// BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n. It is
+// PutAt for a byte slice, instantiated rather than called through BytesString: that
+// conversion may panic, so TinyGo gave the wrapper a collector frame (45 of them a
+// search).
+func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
+
+type byteString interface{ string | []byte }
+
+func putAt[S byteString](buf []byte, n int, s S) int {
 	m := len(s)
 	d := buf[n : n+m]
 	switch {
@@ -49,12 +59,12 @@ func PutAt(buf []byte, n int, s string) int {
 		copy(d, s)
 	case m >= 8:
 		t := d[m-8:] // every bounds check before the loads, so each word is one load and one store
-		w0, w1 := le64(s), le64(s[m-8:])
+		w0, w1 := ld64(s, 0), ld64(s, m-8)
 		put64(d, w0)
 		put64(t, w1)
 	case m >= 4:
 		t := d[m-4:]
-		w0, w1 := le32(s), le32(s[m-4:])
+		w0, w1 := ld32(s, 0), ld32(s, m-4)
 		put32(d, w0)
 		put32(t, w1)
 	case m > 0:
@@ -63,8 +73,20 @@ func PutAt(buf []byte, n int, s string) int {
 	return n + m
 }
 
-// BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n.
-func BytesAt(buf []byte, n int, p []byte) int { return PutAt(buf, n, BytesString(p)) }
+// ld64 and ld32 read the little-endian word of s at i (one load once compiled).
+//
+//go:inline
+func ld64[S byteString](s S, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+//go:inline
+func ld32[S byteString](s S, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
 
 // ByteAt writes c at buf[n] and returns n + 1.
 func ByteAt(buf []byte, n int, c byte) int {
