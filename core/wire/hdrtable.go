@@ -123,10 +123,14 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	if cap(w.out) < max {
 		w.out = make([]byte, 0, max+max/4)
 	}
-	out := w.out[:fixed]
+	// The entries are written at an index into room made above (at most 4 bytes more
+	// than its pair each): PutU32 and PutBytes, which may grow, were a collector frame
+	// and a slice returned through memory per header.
+	out := w.out[:cap(w.out)]
 	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
 	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
 	t.clock++
+	n := fixed
 	k := 0 // the header's position
 	for off := 0; off < len(w.hdr); {
 		// w.hdr holds only what SetHeader* wrote: the two lengths are read in place
@@ -136,7 +140,8 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		e := w.hdr[off:next]
 		off = next
 		if len(e) > MaxSlotPair {
-			out = PutBytes(PutU32(out, EntryLiteral<<16), e)
+			put32(out[n:], EntryLiteral<<16)
+			n = BytesAt(out, n+4, e)
 			k++
 			continue
 		}
@@ -153,12 +158,15 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		k++
 		t.used[s] = t.clock
 		if hit {
-			out = PutU32(out, uint32(s)&0xffff|EntryHit<<16)
+			put32(out[n:], uint32(s)&0xffff|EntryHit<<16)
+			n += 4
 			continue
 		}
 		t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
-		out = PutBytes(PutU32(out, uint32(s)&0xffff|EntryStore<<16), e)
+		put32(out[n:], uint32(s)&0xffff|EntryStore<<16)
+		n = BytesAt(out, n+4, e)
 	}
+	out = out[:n]
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)+len(w.Body)))
 	if n := len(out); n <= bodyReserve && inPlace {
