@@ -134,6 +134,8 @@ type Response struct {
 	Body   []byte
 	hdr    []byte
 	nhdr   int
+	fixed  *Headers // the fixed block SetHeaders added (HeaderTable.EncodeInterned), or nil
+	fixAt  int      // its offset in hdr
 	out    []byte
 	front  []byte
 }
@@ -152,6 +154,7 @@ func (w *Response) Reset() {
 	w.Body = w.front[bodyReserve:bodyReserve]
 	w.hdr = w.hdr[:0]
 	w.nhdr = 0
+	w.fixed = nil
 }
 
 // bodyInPlace reports whether Body is still at the start of its place in front.
@@ -171,15 +174,21 @@ func (w *Response) SetHeader(name, value string) {
 type Headers struct {
 	enc []byte
 	n   int
+	// fixed: made by NewHeaders and never changed since (Reset, Add and AddInt clear
+	// it). EncodeInterned sends a fixed block whose pairs are still in the slots it
+	// put them in without comparing their bytes (hdrtable.go, fixedBlock).
+	fixed bool
 }
 
-// NewHeaders encodes pairs: name, value, name, value...
+// NewHeaders encodes pairs: name, value, name, value... The block is fixed until it is
+// changed.
 func NewHeaders(pairs ...string) Headers {
 	var h Headers
 	for i := 0; i+1 < len(pairs); i += 2 {
 		h.enc = AppendField(AppendField(h.enc, pairs[i]), pairs[i+1])
 		h.n++
 	}
+	h.fixed = h.n > 0 && h.n <= maxFixedPairs
 	return h
 }
 
@@ -187,12 +196,13 @@ func NewHeaders(pairs ...string) Headers {
 func (h *Headers) Len() int { return h.n }
 
 // Reset empties h, keeping its buffer.
-func (h *Headers) Reset() { h.enc, h.n = h.enc[:0], 0 }
+func (h *Headers) Reset() { h.enc, h.n, h.fixed = h.enc[:0], 0, false }
 
 // Add appends a pair to h.
 func (h *Headers) Add(name string, value []byte) {
 	h.enc = appendBytesPair(h.enc, name, value)
 	h.n++
+	h.fixed = false
 }
 
 // appendBytesPair appends the pair name, value in the ABI form.
@@ -204,6 +214,7 @@ func appendBytesPair(b []byte, name string, value []byte) []byte {
 func (h *Headers) AddInt(name string, v int64) {
 	h.enc = appendIntPair(h.enc, name, v)
 	h.n++
+	h.fixed = false
 }
 
 // appendIntPair appends the pair name, and v in decimal, in the ABI form.
@@ -217,6 +228,9 @@ func appendIntPair(b []byte, name string, v int64) []byte {
 
 // SetHeaders adds the headers of h, in their order.
 func (w *Response) SetHeaders(h *Headers) {
+	if h.fixed && w.fixed == nil {
+		w.fixed, w.fixAt = h, len(w.hdr)
+	}
 	w.hdr = PutBytes(w.hdr, h.enc)
 	w.nhdr += h.n
 }

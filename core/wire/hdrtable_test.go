@@ -18,9 +18,27 @@ func TestInternedExpandsToEncode(t *testing.T) {
 	var c HeaderCache
 	g := rand.New(rand.NewPCG(1, 2))
 	hits, entries := 0, 0
+	// fixed blocks (sent as hits while their slots hold), one of them made anew now and
+	// then at the same address; and a block that is changed in place (never fixed)
+	fixedBlocks := []Headers{
+		NewHeaders("x-content-type-options", "nosniff", "access-control-allow-origin", "*"),
+		NewHeaders("vary", "accept", "x-one", "1", "x-two", "2"),
+	}
+	var changing Headers
 	for i := 0; i < 5000; i++ {
 		w.Reset()
 		w.Status = 200 + g.IntN(300)
+		if g.IntN(50) == 0 {
+			fixedBlocks[1] = NewHeaders("vary", "accept", "x-one", strconv.Itoa(g.IntN(5)), "x-two", "2")
+		}
+		if g.IntN(4) > 0 {
+			w.SetHeaders(&fixedBlocks[g.IntN(2)])
+		}
+		if g.IntN(3) == 0 {
+			changing.Reset()
+			changing.AddInt("x-changing", int64(g.IntN(3)))
+			w.SetHeaders(&changing)
+		}
 		w.SetHeader("content-type", "application/json; charset=utf-8")
 		w.SetHeader(":route", []string{"/depots", "/quotes", "/vehicles/availability"}[g.IntN(3)])
 		w.SetHeaderInt("x-ratelimit-remaining", int64(g.IntN(400))) // 400 values: more than the slots
@@ -179,4 +197,55 @@ func TestInternedBodyStaysInPlace(t *testing.T) {
 	check(fill(huge, "a"), huge, false) // outgrew its place
 	check(fill(huge, "a"), huge, true)
 	check(fill("[]", "a"), "[]", true)
+}
+
+// TestInternedFixedBlockSkipsCompare: a fixed block whose slots have not changed goes as
+// hits without its bytes compared (the module's copy of a slot is made wrong here, which
+// the compare would see), and one whose slot was replaced goes again as stores.
+func TestInternedFixedBlockSkipsCompare(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	var c HeaderCache
+	block := NewHeaders("content-type", "application/json", "x-content-type-options", "nosniff")
+	answer := func() (kinds []byte) {
+		w.Reset()
+		w.Status = 200
+		w.SetHeader("x-first", "1")
+		w.SetHeaders(&block)
+		w.Body = append(w.Body, "{}"...)
+		want := append([]byte(nil), w.Encode()...)
+		in := w.EncodeInterned(&tab)
+		for off, n := 12, 0; n < w.nhdr; n++ {
+			kinds = append(kinds, in[off+2])
+			off += 4
+			if in[off-2] != EntryHit {
+				_, next, _ := ReadField(in, off)
+				_, off, _ = ReadField(in, next)
+			}
+		}
+		got, err := c.Expand(in)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("expanded %q, %v; want %q", got, err, want)
+		}
+		return kinds
+	}
+	if k := answer(); string(k) != string([]byte{EntryStore, EntryStore, EntryStore}) {
+		t.Fatalf("first answer: kinds %v, want three stores", k)
+	}
+	slot := int(tab.last[1])
+	tab.data[slot*MaxSlotPair+8] ^= 0x20 // the module's copy only: a compare would now miss
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit}) {
+		t.Fatalf("second answer: kinds %v, want three hits", k)
+	}
+	tab.gen[slot]++ // as if another pair had replaced it: now the bytes are compared
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit}) {
+		t.Fatalf("after its slot changed: kinds %v, want the block's first pair (whose copy is wrong) stored again", k)
+	}
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit}) {
+		t.Fatalf("then: kinds %v, want three hits", k)
+	}
+	block.Add("x-more", []byte("1"))
+	if block.fixed {
+		t.Fatal("a block changed by Add is still fixed")
+	}
 }
