@@ -3,6 +3,7 @@ package quotetoken
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"testing"
 )
 
@@ -100,4 +101,12 @@ func TestRegressionVerifyLineBreak(t *testing.T) {
 			t.Errorf("%q: %v, want Malformed", bad, r)
 		}
 	}
+}
+
+// appendPayload appends the signed fields of q (docs/quote-token.md) to b: payloadAt
+// after making room.
+func appendPayload(b []byte, q *Quote) []byte {
+	n := len(b)
+	b = slices.Grow(b, maxPayload)
+	return b[:payloadAt(b[:cap(b)], n, q)]
 }

@@ -13,7 +13,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
-	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -107,10 +106,6 @@ type key struct {
 	id           uint8
 	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
 }
-
-// macIs16 fails to compile unless MACLen is 16, which Sign copies as two words.
-var macIs16 [MACLen - 16]struct{}
-var _ = [16 - MACLen]struct{}(macIs16)
 
 // Keyring holds the signing keys: the first signs, every one verifies.
 type Keyring struct {
@@ -241,9 +236,9 @@ func (k *Keyring) Sign(dst []byte, q *Quote) []byte {
 	b := k.raw[:cap(k.raw)]
 	n := payloadAt(b, 0, q)
 	k.mac(key, b[:n])
-	m := b[n : n+MACLen] // two words, not memory.copy (macIs16 holds MACLen to 16)
-	binary.LittleEndian.PutUint64(m, binary.LittleEndian.Uint64(k.sum[:]))
-	binary.LittleEndian.PutUint64(m[8:], binary.LittleEndian.Uint64(k.sum[8:]))
+	// an array assignment: a copy of constant length, which LLVM writes as word loads
+	// and stores rather than a memory.copy (a call out to C in V8)
+	*(*[MACLen]byte)(b[n:]) = [MACLen]byte(k.sum[:])
 	return enc.AppendEncode(dst, b[:n+MACLen])
 }
 
@@ -291,14 +286,6 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 // maxPayload bounds what payloadAt writes whatever q holds: every uvarint at its
 // longest.
 const maxPayload = 2 + (7+2*MaxLines+3)*binary.MaxVarintLen64 + 4 + NonceLen
-
-// appendPayload appends the signed fields of q (docs/quote-token.md) to b: payloadAt
-// after making room.
-func appendPayload(b []byte, q *Quote) []byte {
-	n := len(b)
-	b = slices.Grow(b, maxPayload)
-	return b[:payloadAt(b[:cap(b)], n, q)]
-}
 
 // payloadAt writes the signed fields of q at b[n:], which has room for maxPayload bytes,
 // and returns the index after them:
@@ -350,7 +337,7 @@ func uvarintAt(b []byte, n int, v uint64) int {
 	return n + 1
 }
 
-// decodePayload is appendPayload's inverse; it accepts only what appendPayload writes
+// decodePayload is payloadAt's inverse; it accepts only what payloadAt writes
 // for a quote within the bounds (minimal uvarints, ids 1 to 2^31-1, at least one unit
 // per line, nothing after the nonce).
 func decodePayload(b []byte, q *Quote) bool {
