@@ -118,12 +118,9 @@ const offerNumbers = 1 + 4*wire.MaxMoney + wire.MaxInt + len(`,"rentalFee":,"rou
 // writeOffers appends the Offer array of s.offers to b: room for all of it first, then
 // offersAt writes it.
 func (s *Server) writeOffers(b []byte) []byte {
-	need := 2
-	for i := range s.offers {
-		vj := s.vehicleJSON(&s.offers[i])
-		need += len(vj.head) + len(vj.mid) + len(s.bookingLink) + len(vj.idEnd) + offerNumbers
-	}
-	b = wire.Room(b, need)
+	// at most the longest vehicle's parts an offer: one product, not a pass over the
+	// offers (the buffer is kept between requests, so the slack costs nothing after)
+	b = wire.Room(b, 2+len(s.offers)*(s.partsMax+len(s.bookingLink)+offerNumbers))
 	buf := b[:cap(b)]
 	return buf[:s.offersAt(buf, len(b))]
 }
@@ -174,11 +171,11 @@ func (s *Server) answerSearch(req *wire.Request, w *wire.Response, h uint64) {
 	etag := wire.BytesString(s.searchETag)
 	if notModified(req, etag) {
 		w.Body = w.Body[:0]
-		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		s.notModifiedAnswer(w, s.op.Cache, etag)
 		return
 	}
 	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
+	s.common(w, s.op.Cache)
 	w.SetHeader("etag", etag)
 }
 
@@ -396,7 +393,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 	s.extrasBody = b
 	if days > 0 {
 		w.Status = 200
-		common(w, s.cacheControl[cacheSearch])
+		s.common(w, cacheSearch)
 		w.Body = wire.PutBytes(w.Body, b)
 		return nil
 	}
@@ -453,7 +450,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 		return s.suggestFor(e, &qr.Search, qr.VehicleID)
 	}
 	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
+	s.common(w, s.op.Cache)
 	w.Body = s.appendQuote(w.Body[:0], &qr.Search, &s.quote, nowMs)
 	return nil
 }

@@ -80,7 +80,7 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 	// client that has the answer gets its 304 without the 252 searches.
 	etag := s.calendarETag(&sr, earliest, latest, lengths)
 	if notModified(req, etag) {
-		notModifiedAnswer(w, s.cacheControl[s.op.Cache], etag)
+		s.notModifiedAnswer(w, s.op.Cache, etag)
 		return nil
 	}
 	filtered := s.filter != (rental.Filter{})
@@ -135,7 +135,7 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 	}
 	w.Body = wire.PutByte(b, ']')
 	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
+	s.common(w, s.op.Cache)
 	w.SetHeader("etag", etag)
 	return nil
 }

@@ -87,7 +87,7 @@ func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, n
 	}
 	expired := wire.FloorDiv(nowMs, 1000) >= t.ExpiresAt
 	w.Status = 200
-	common(w, s.cacheControl[s.op.Cache])
+	s.common(w, s.op.Cache)
 	b := w.Body[:0]
 	switch {
 	case e != nil:

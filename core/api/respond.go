@@ -14,15 +14,31 @@ const (
 	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown; gstIncluded is the 15% GST it contains (totalAmount x 3/23, rounded half up to the cent). A quote is not a booking: complete it at checkoutUrl before expiresAt."
 )
 
-// common sets the headers every JSON response carries.
-func common(w *wire.Response, cacheControl string) {
-	w.SetHeaders(&commonHeaders)
-	w.SetHeader("cache-control", cacheControl)
+// common sets the headers every JSON response carries, with the Cache-Control of its
+// class: one block (commonBlocks).
+func (s *Server) common(w *wire.Response, c cacheClass) {
+	w.SetHeaders(&s.headers.common[c])
 }
 
-// commonHeaders are common's fixed four, encoded at compile time (a package variable).
-var commonHeaders = wire.NewHeaders("content-type", ctJSON, "x-content-type-options", "nosniff",
-	"access-control-allow-origin", "*", "access-control-expose-headers", exposed)
+// answerHeaders are the header blocks of a Server's answers, encoded once: the
+// module's header table sends a block it has sent before as hits without comparing
+// its bytes (core/wire/hdrtable.go).
+type answerHeaders struct {
+	common      [nCacheClasses]wire.Headers // Content-Type, nosniff, CORS, Cache-Control
+	notModified [nCacheClasses]wire.Headers // a 304's: common's without Content-Type
+	inventory   wire.Headers                // X-Inventory-Version (setInvVersion)
+}
+
+// makeAnswerHeaders encodes the blocks of each cache class, whose Cache-Control is
+// cacheControl[class].
+func makeAnswerHeaders(h *answerHeaders, cacheControl *[nCacheClasses]string) {
+	for c, cc := range cacheControl {
+		h.common[c] = wire.NewHeaders("content-type", ctJSON, "x-content-type-options", "nosniff",
+			"access-control-allow-origin", "*", "access-control-expose-headers", exposed, "cache-control", cc)
+		h.notModified[c] = wire.NewHeaders("x-content-type-options", "nosniff",
+			"access-control-allow-origin", "*", "access-control-expose-headers", exposed, "cache-control", cc)
+	}
+}
 
 // ErrorStatus returns the HTTP status for an error kind.
 func ErrorStatus(k rental.Kind) int {
@@ -53,7 +69,7 @@ func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
 		e = errInternal
 	}
 	w.Status = ErrorStatus(e.Kind)
-	common(w, "no-store")
+	s.common(w, cacheNone)
 	if req.Method == "HEAD" {
 		return
 	}
@@ -177,21 +193,18 @@ func notModified(req *wire.Request, etag string) bool {
 // answered 500 to one that had).
 func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
 	if notModified(req, etag) {
-		notModifiedAnswer(w, s.cacheControl[cacheStatic], etag)
+		s.notModifiedAnswer(w, cacheStatic, etag)
 		return
 	}
-	common(w, s.cacheControl[cacheStatic])
+	s.common(w, cacheStatic)
 	w.SetHeader("etag", etag)
 	w.Status = 200
 	w.Body = wire.PutBytes(w.Body, body)
 }
 
 // notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.
-func notModifiedAnswer(w *wire.Response, cacheControl, etag string) {
+func (s *Server) notModifiedAnswer(w *wire.Response, c cacheClass, etag string) {
 	w.Status = 304
-	w.SetHeader("x-content-type-options", "nosniff")
-	w.SetHeader("access-control-allow-origin", "*")
-	w.SetHeader("access-control-expose-headers", exposed)
-	w.SetHeader("cache-control", cacheControl)
+	w.SetHeaders(&s.headers.notModified[c])
 	w.SetHeader("etag", etag)
 }

@@ -52,7 +52,7 @@ func (s *Server) ReadsInventory(req *wire.Request) bool {
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	w.Reset()
-	w.SetHeader("x-inventory-version", s.invVersion)
+	w.SetHeaders(&s.headers.inventory)
 	s.sugg = s.sugg[:0]
 	target := req.Target
 	path, rawQuery := target, ""

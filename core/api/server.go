@@ -34,7 +34,8 @@ type Server struct {
 	openapi      cached                                   // GET /openapi.json (built on first use: docs)
 	indexDoc     cached                                   // GET /
 	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
-	cacheControl [nCacheClasses]string                    // Cache-Control of each cache class
+	partsMax     int                                      // catalogParts.partsMax
+	headers      answerHeaders                            // the answers' header blocks (respond.go)
 	refs         rental.Refs                              // how the domain's messages name the operations
 	errOutside   *rental.Error                            // 404 of a path outside the base path
 	errNoRoute   *rental.Error                            // 404 of an unknown path under it
@@ -85,17 +86,19 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		refs:       rental.DefaultRefs,
 		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
 		errNoRoute: rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
-	s.cacheControl = [nCacheClasses]string{
+	cacheControl := [nCacheClasses]string{
 		cacheStatic: "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
 		cacheSearch: "public, max-age=" + string(wire.AppendInt(nil, cfg.SearchMaxAge)),
 		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
 		cacheNone:   "no-store"}
+	makeAnswerHeaders(&s.headers, &cacheControl)
+	s.headers.inventory = wire.NewHeaders("x-inventory-version", s.invVersion)
 	if catErr == nil {
 		p := &bundledParts
 		if cat != rental.Bundled() {
 			p = makeCatalogParts(cat)
 		}
-		s.depots, s.vehicleParts, s.classList = p.depots, p.vehicles, p.classList
+		s.depots, s.vehicleParts, s.partsMax, s.classList = p.depots, p.vehicles, p.partsMax, p.classList
 		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
@@ -117,6 +120,7 @@ func (s *Server) docs() {
 type catalogParts struct {
 	depots    cached             // GET /depots
 	vehicles  []vehicleJSONParts // per vehicle, by index
+	partsMax  int                // the longest head, mid and idEnd of a vehicle together
 	classList string             // "compact, campervan or motorhome", for messages
 }
 
@@ -128,6 +132,10 @@ type catalogParts struct {
 func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 	p := &catalogParts{vehicles: buildVehicleJSON(cat.Vehicles()), classList: orList(cat.Classes())}
 	p.depots.set(appendDepots(nil, cat.Depots()))
+	for i := range p.vehicles {
+		v := &p.vehicles[i]
+		p.partsMax = max(p.partsMax, len(v.head)+len(v.mid)+len(v.idEnd))
+	}
 	return p
 }
 
@@ -222,6 +230,7 @@ func (s *Server) SetInventory(blob []byte) error {
 // ETags (offersHash), which follows it and the catalog's version.
 func (s *Server) setInvVersion(v string) {
 	s.invVersion = v
+	s.headers.inventory = wire.NewHeaders("x-inventory-version", v)
 	s.offersSeed = wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.cat.Version()), v)
 }
 

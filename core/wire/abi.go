@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"sync/atomic"
 )
 
 // The byte ABI is the one entry point both shells share: the Worker's JS glue and the
@@ -134,8 +135,11 @@ type Response struct {
 	Body   []byte
 	hdr    []byte
 	nhdr   int
-	fixed  *Headers // the fixed block SetHeaders added (HeaderTable.EncodeInterned), or nil
-	fixAt  int      // its offset in hdr
+	// the blocks SetHeaders added that EncodeInterned may send as hits (1 to
+	// maxFixedPairs pairs; the first maxRespBlocks of them), and their offsets in hdr
+	fixed  [maxRespBlocks]*Headers
+	fixAt  [maxRespBlocks]int
+	nfixed int
 	out    []byte
 	front  []byte
 }
@@ -154,8 +158,13 @@ func (w *Response) Reset() {
 	w.Body = w.front[bodyReserve:bodyReserve]
 	w.hdr = w.hdr[:0]
 	w.nhdr = 0
-	w.fixed = nil
+	w.nfixed = 0
 }
+
+// maxRespBlocks is how many header blocks of one response EncodeInterned may send as
+// hits (an availability answer has three: the inventory version, the rate limit, and
+// the common headers with its Cache-Control).
+const maxRespBlocks = 4
 
 // bodyInPlace reports whether Body is still at the start of its place in front.
 func (w *Response) bodyInPlace() bool {
@@ -174,21 +183,30 @@ func (w *Response) SetHeader(name, value string) {
 type Headers struct {
 	enc []byte
 	n   int
-	// fixed: made by NewHeaders and never changed since (Reset, Add and AddInt clear
-	// it). EncodeInterned sends a fixed block whose pairs are still in the slots it
-	// put them in without comparing their bytes (hdrtable.go, fixedBlock).
-	fixed bool
+	// ver names the block's bytes: NewHeaders, Reset, Add and AddInt each take a new
+	// one from headerVersions, so two blocks, or one block before and after a change,
+	// never share it. EncodeInterned sends a block whose ver is the one its pairs went
+	// to the shell with, and whose slots still hold them, as hits without comparing
+	// their bytes (hdrtable.go, fixedBlock). A Headers is not to be copied and then
+	// changed: the copy would share its bytes and keep its ver.
+	ver uint64
+	at  int // the HeaderTable.blocks entry it was last recorded in (a hint)
 }
 
-// NewHeaders encodes pairs: name, value, name, value... The block is fixed until it is
-// changed.
+// headerVersions counts the versions given to Headers (64 bits: never wraps; atomic
+// for the tests' servers in parallel, a plain add in the single-threaded module).
+var headerVersions atomic.Uint64
+
+func (h *Headers) changed() { h.ver = headerVersions.Add(1) }
+
+// NewHeaders encodes pairs: name, value, name, value...
 func NewHeaders(pairs ...string) Headers {
 	var h Headers
 	for i := 0; i+1 < len(pairs); i += 2 {
 		h.enc = AppendField(AppendField(h.enc, pairs[i]), pairs[i+1])
 		h.n++
 	}
-	h.fixed = h.n > 0 && h.n <= maxFixedPairs
+	h.changed()
 	return h
 }
 
@@ -196,13 +214,16 @@ func NewHeaders(pairs ...string) Headers {
 func (h *Headers) Len() int { return h.n }
 
 // Reset empties h, keeping its buffer.
-func (h *Headers) Reset() { h.enc, h.n, h.fixed = h.enc[:0], 0, false }
+func (h *Headers) Reset() {
+	h.enc, h.n = h.enc[:0], 0
+	h.changed()
+}
 
 // Add appends a pair to h.
 func (h *Headers) Add(name string, value []byte) {
 	h.enc = appendBytesPair(h.enc, name, value)
 	h.n++
-	h.fixed = false
+	h.changed()
 }
 
 // appendBytesPair appends the pair name, value in the ABI form.
@@ -214,7 +235,7 @@ func appendBytesPair(b []byte, name string, value []byte) []byte {
 func (h *Headers) AddInt(name string, v int64) {
 	h.enc = appendIntPair(h.enc, name, v)
 	h.n++
-	h.fixed = false
+	h.changed()
 }
 
 // appendIntPair appends the pair name, and v in decimal, in the ABI form.
@@ -228,8 +249,9 @@ func appendIntPair(b []byte, name string, v int64) []byte {
 
 // SetHeaders adds the headers of h, in their order.
 func (w *Response) SetHeaders(h *Headers) {
-	if h.fixed && w.fixed == nil {
-		w.fixed, w.fixAt = h, len(w.hdr)
+	if h.n > 0 && h.n <= maxFixedPairs && w.nfixed < maxRespBlocks {
+		w.fixed[w.nfixed], w.fixAt[w.nfixed] = h, len(w.hdr)
+		w.nfixed++
 	}
 	w.hdr = PutBytes(w.hdr, h.enc)
 	w.nhdr += h.n

@@ -48,71 +48,68 @@ type HeaderTable struct {
 	// the one in last[i], found by comparing it, without hashing it.
 	last [maxLast]uint8
 	gen  [HeaderSlots]uint32 // bumped when a slot's pair is replaced
-	// blocks remembers where the pairs of fixed header blocks (Headers.fixed) went.
+	// blocks remembers where the pairs of header blocks (Headers) went.
 	blocks    [maxFixedBlocks]fixedBlock
 	nextBlock int
 }
 
 const maxLast = 32
 
-// A fixedBlock says where the pairs of a fixed Headers block were last sent: pair i in
-// slot[i], while that slot's gen is still gen[i]. Such a block's bytes never change, so
-// while every gen holds, the shell has every pair in its slot and the block goes as
-// hits without its bytes compared (the common block's four pairs are ~250 bytes: 1 K
-// instructions a request with workerd's bounds checks).
+// A fixedBlock says where the pairs of a Headers block at version ver were last sent:
+// pair i in slot[i], while that slot's gen is still gen[i]. A version's bytes never
+// change, so while every gen holds, the shell has every pair in its slot and the block
+// goes as hits without its bytes compared (the common block's five pairs are ~270
+// bytes: 1 K instructions a request with workerd's bounds checks).
 type fixedBlock struct {
-	h *Headers
-	// enc is the block's bytes when it was sent: a block made anew at the same address
-	// (h = NewHeaders(...)) has other bytes, and holding them here keeps their address
-	// from being reused
-	enc  []byte
+	h    *Headers
+	ver  uint64
 	slot [maxFixedPairs]uint8
 	gen  [maxFixedPairs]uint32
 }
 
 const (
-	maxFixedBlocks = 4
+	maxFixedBlocks = 8
 	maxFixedPairs  = 8
 )
 
-// fixedHits writes the hits of fixed block h at out[n:] and returns how many pairs it
-// wrote (0: not known, or a slot changed since; the pairs then go the usual way).
+// fixedHits writes the hits of block h at out[n:] and returns how many pairs it wrote
+// (0: not known at its version, or a slot changed since; the pairs then go the usual
+// way). h.at says which entry of t.blocks to look in.
 func (t *HeaderTable) fixedHits(h *Headers, out []byte, n, k int) int {
-	for b := range t.blocks {
-		c := &t.blocks[b]
-		if c.h != h || len(c.enc) != len(h.enc) || &c.enc[0] != &h.enc[0] {
-			continue
-		}
-		for i := 0; i < h.n; i++ {
-			if t.gen[c.slot[i]] != c.gen[i] {
-				return 0
-			}
-		}
-		for i := 0; i < h.n; i++ {
-			s := c.slot[i]
-			put32(out[n+4*i:], uint32(s)|EntryHit<<16)
-			t.used[s] = t.clock
-			if k+i < maxLast {
-				t.last[k+i] = s
-			}
-		}
-		return h.n
+	b := h.at
+	if b < 0 || b >= len(t.blocks) {
+		return 0
 	}
-	return 0
+	c := &t.blocks[b]
+	if c.h != h || c.ver != h.ver {
+		return 0
+	}
+	for i := 0; i < h.n; i++ {
+		if t.gen[c.slot[i]] != c.gen[i] {
+			return 0
+		}
+	}
+	for i := 0; i < h.n; i++ {
+		s := c.slot[i]
+		put32(out[n+4*i:], uint32(s)|EntryHit<<16)
+		t.used[s] = t.clock
+		if k+i < maxLast {
+			t.last[k+i] = s
+		}
+	}
+	return h.n
 }
 
-// fixedSent records that the pairs of fixed block h went to slots, at gens.
+// fixedSent records that the pairs of block h went to slots, at gens: in the entry h
+// had (a block changed in place keeps its entry), or the next one in turn.
 func (t *HeaderTable) fixedSent(h *Headers, slots *[maxFixedPairs]uint8, gens *[maxFixedPairs]uint32) {
-	c := &t.blocks[t.nextBlock]
-	for b := range t.blocks {
-		if t.blocks[b].h == h {
-			c = &t.blocks[b]
-		}
-	}
-	if c.h != h {
+	b := h.at
+	if b < 0 || b >= len(t.blocks) || t.blocks[b].h != h {
+		b = t.nextBlock
 		t.nextBlock = (t.nextBlock + 1) % maxFixedBlocks
 	}
-	c.h, c.enc, c.slot, c.gen = h, h.enc, *slots, *gens
+	h.at = b
+	t.blocks[b] = fixedBlock{h: h, ver: h.ver, slot: *slots, gen: *gens}
 }
 
 const headerWays = 4
@@ -196,20 +193,24 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	t.clock++
 	n := fixed
 	k := 0 // the header's position
-	// the fixed block: sent as hits, or its slots recorded as its pairs go (fixedAt:
-	// the position of its first pair while recording, -1 otherwise)
-	fixedAt := -1
-	var fixedSlots [maxFixedPairs]uint8
-	var fixedGens [maxFixedPairs]uint32
+	// the blocks: sent as hits, or the slots of one recorded as its pairs go (rec, and
+	// recAt: the position of its first pair while recording, -1 otherwise)
+	nf := 0
+	var rec *Headers
+	recAt := -1
+	var recSlots [maxFixedPairs]uint8
+	var recGens [maxFixedPairs]uint32
 	for off := 0; off < len(w.hdr); {
-		if off == w.fixAt && w.fixed != nil {
-			if m := t.fixedHits(w.fixed, out, n, k); m > 0 {
+		if nf < w.nfixed && off == w.fixAt[nf] {
+			h := w.fixed[nf]
+			nf++
+			if m := t.fixedHits(h, out, n, k); m > 0 {
 				n += 4 * m
 				k += m
-				off += len(w.fixed.enc)
+				off += len(h.enc)
 				continue
 			}
-			fixedAt = k
+			rec, recAt = h, k
 		}
 		// w.hdr holds only what SetHeader* wrote: the two lengths are read in place
 		// (ReadField's checks, and its call, twice a header, bought nothing here).
@@ -221,7 +222,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			put32(out[n:], EntryLiteral<<16)
 			n = BytesAt(out, n+4, e)
 			k++
-			fixedAt = -1 // a pair in no slot: the block is not remembered
+			recAt = -1 // a pair in no slot: the block is not remembered
 			continue
 		}
 		var s int
@@ -245,14 +246,14 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			put32(out[n:], uint32(s)&0xffff|EntryStore<<16)
 			n = BytesAt(out, n+4, e)
 		}
-		if fixedAt >= 0 {
+		if recAt >= 0 {
 			// the slot and its gen as this pair is placed: a later pair that replaces
 			// it moves the gen, so the block is then not taken for hits
-			i := k - 1 - fixedAt
-			fixedSlots[i], fixedGens[i] = uint8(s), t.gen[s]
-			if i == w.fixed.n-1 {
-				t.fixedSent(w.fixed, &fixedSlots, &fixedGens)
-				fixedAt = -1
+			i := k - 1 - recAt
+			recSlots[i], recGens[i] = uint8(s), t.gen[s]
+			if i == rec.n-1 {
+				t.fixedSent(rec, &recSlots, &recGens)
+				recAt = -1
 			}
 		}
 	}

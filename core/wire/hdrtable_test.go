@@ -244,8 +244,37 @@ func TestInternedFixedBlockSkipsCompare(t *testing.T) {
 	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit}) {
 		t.Fatalf("then: kinds %v, want three hits", k)
 	}
+	// changed in place (Add, or Reset and refilled as the rate-limit block is), the block
+	// is compared again: the wrong copy is seen and its pair stored, the new one too
+	slot = int(tab.last[1])
+	tab.data[slot*MaxSlotPair+8] ^= 0x20
 	block.Add("x-more", []byte("1"))
-	if block.fixed {
-		t.Fatal("a block changed by Add is still fixed")
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit, EntryStore}) {
+		t.Fatalf("after Add: kinds %v, want the wrong copy and the new pair stored", k)
+	}
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit, EntryHit}) {
+		t.Fatalf("then: kinds %v, want four hits", k)
+	}
+	slot = int(tab.last[1])
+	tab.data[slot*MaxSlotPair+8] ^= 0x20
+	block.Reset()
+	block.Add("content-type", []byte("application/json"))
+	block.Add("x-content-type-options", []byte("nosniff"))
+	block.Add("x-more", []byte("1"))
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit, EntryHit}) {
+		t.Fatalf("after Reset: kinds %v, want the wrong copy stored", k)
+	}
+	// another block's first pair takes the next entry of the table's blocks: each
+	// keeps its own, and the first still goes as hits
+	other := NewHeaders("x-other", "2")
+	w.Reset()
+	w.Status = 200
+	w.SetHeaders(&other)
+	w.EncodeInterned(&tab)
+	if other.at == block.at {
+		t.Fatalf("two blocks share entry %d", other.at)
+	}
+	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit, EntryHit}) {
+		t.Fatalf("after another block: kinds %v, want four hits", k)
 	}
 }
