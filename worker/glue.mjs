@@ -197,7 +197,8 @@ function instantiate(env) {
   const state = { mem: null };
   const instance = new WebAssembly.Instance(wasmModule, { wasi_snapshot_preview1: wasi(state) });
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
-    hdrs: new Array(HEADER_SLOTS).fill(null) }; // the glue's half of the header table, as empty as the module's
+    hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
+    prevHeaders: null, prevRoute: "-", prevKV: false }; // the last answer's headers (readAnswerHeaders)
   state.mem = a.mem;
   a.ex._initialize();
   const rl = env && env.REQUEST_LOG != null ? String(env.REQUEST_LOG).toLowerCase() : "errors";
@@ -342,7 +343,7 @@ function readsInventory(method, target, env) {
 // first time: one-byte strings, which workerd copies into the response as they are (a
 // TextDecoder makes two-byte strings, which it must convert: issue 16 measured the
 // decoding and the conversions at ~10 us of CPU per request).
-const HEADER_SLOTS = 128, ENTRY_HIT = 0, ENTRY_STORE = 1;
+const HEADER_SLOTS = 128, ENTRY_HIT = 0, ENTRY_STORE = 1, SAME_HEADERS = 0x8000;
 const latin1 = new TextDecoder("latin1");
 
 // ascii makes the string of bytes [p, end) of u8 (ASCII: core writes header names and
@@ -356,14 +357,28 @@ function call(a, method, target, hv, reqBody) {
   const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody, hv.length);
   const ptr = a.ex.handle(n);
   views(a); // memory may have grown during the call
-  const dv = a.dv, u8 = a.u8, tab = a.hdrs;
+  const dv = a.dv, u8 = a.u8;
   const total = dv.getUint32(ptr, true);
   const status = dv.getUint16(ptr + 4, true);
-  const nh = dv.getUint16(ptr + 6, true);
+  const nhw = dv.getUint16(ptr + 6, true);
   const bodyOff = dv.getUint32(ptr + 8, true);
+  // SAME_HEADERS: the previous answer's headers, pair for pair (core/wire/hdrtable.go),
+  // so its list serves again
+  if ((nhw & SAME_HEADERS) === 0 || a.prevHeaders === null) readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
+  const headers = a.prevHeaders, route = a.prevRoute, kv = a.prevKV;
+  const nullBody = status === 204 || status === 304 || method === "HEAD";
+  // A view, not a copy: the Response constructor copies a BufferSource's bytes (Fetch:
+  // "extract a body"), before the next call can overwrite them.
+  const body = nullBody ? null : u8.subarray(ptr + bodyOff, ptr + total);
+  return { status, headers, body, route, kv };
+}
+
+// readAnswerHeaders reads nh interned header entries from p into a.prevHeaders (and the
+// route and kv metadata), updating the table: the list SAME_HEADERS refers to next.
+function readAnswerHeaders(a, p, nh) {
+  const dv = a.dv, u8 = a.u8, tab = a.hdrs;
   const headers = [];
   let route = "-", kv = false;
-  let p = ptr + 12;
   for (let i = 0; i < nh; i++) {
     const slot = dv.getUint16(p, true), kind = dv.getUint16(p + 2, true);
     p += 4;
@@ -387,11 +402,7 @@ function call(a, method, target, hv, reqBody) {
       headers.push(pair); // shared between responses: the Response constructor only reads it
     }
   }
-  const nullBody = status === 204 || status === 304 || method === "HEAD";
-  // A view, not a copy: the Response constructor copies a BufferSource's bytes (Fetch:
-  // "extract a body"), before the next call can overwrite them.
-  const body = nullBody ? null : u8.subarray(ptr + bodyOff, ptr + total);
-  return { status, headers, body, route, kv };
+  a.prevHeaders = headers; a.prevRoute = route; a.prevKV = kv;
 }
 
 // Rate-limit write-behind. core decides which KV operations run and when (kv_pending:

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 )
@@ -23,6 +24,12 @@ import (
 //	kind 1 (EntryStore):   this pair; the shell stores it in the slot (replacing it)
 //	kind 2 (EntryLiteral): this pair, not stored (longer than MaxSlotPair)
 //
+// The header count's top bit (SameHeaders) says the headers are those of the previous
+// answer, pair for pair: this answer's entries are all hits, in the slots the previous
+// one's were, whose entries were all hits too (so neither changed a slot). The entries
+// follow as usual; a shell that kept the previous answer's header list may take it
+// instead of reading them.
+//
 // The module picks the slots (a hash of the pair's bytes chooses a set of four); it
 // keeps the bytes of every slot and compares them whole, so a hit is never a collision. Both halves start empty with the
 // instance; a shell that drops an instance (a trap) drops its table with it.
@@ -32,6 +39,7 @@ const (
 	EntryHit     = 0
 	EntryStore   = 1
 	EntryLiteral = 2
+	SameHeaders  = 0x8000
 )
 
 // HeaderTable is the module's half of the table. Its zero value is empty; it never
@@ -48,6 +56,10 @@ type HeaderTable struct {
 	// the one in last[i], found by comparing it, without hashing it.
 	last [maxLast]uint8
 	gen  [HeaderSlots]uint32 // bumped when a slot's pair is replaced
+	// lastN is the previous answer's header count when every header of it was a hit
+	// recorded in last (-1 otherwise): an answer whose headers are all hits in those
+	// slots, in that order, is marked SameHeaders
+	lastN int
 	// blocks remembers where the pairs of header blocks (Headers) went.
 	blocks    [maxFixedBlocks]fixedBlock
 	nextBlock int
@@ -75,29 +87,34 @@ const (
 // fixedHits writes the hits of block h at out[n:] and returns how many pairs it wrote
 // (0: not known at its version, or a slot changed since; the pairs then go the usual
 // way). h.at says which entry of t.blocks to look in.
-func (t *HeaderTable) fixedHits(h *Headers, out []byte, n, k int) int {
+//
+// same reports whether each pair went in the slot of its position in the previous
+// answer (last).
+func (t *HeaderTable) fixedHits(h *Headers, out []byte, n, k int) (m int, same bool) {
 	b := h.at
 	if b < 0 || b >= len(t.blocks) {
-		return 0
+		return 0, false
 	}
 	c := &t.blocks[b]
 	if c.h != h || c.ver != h.ver {
-		return 0
+		return 0, false
 	}
 	for i := 0; i < h.n; i++ {
 		if t.gen[c.slot[i]] != c.gen[i] {
-			return 0
+			return 0, false
 		}
 	}
+	same = k+h.n <= maxLast
 	for i := 0; i < h.n; i++ {
 		s := c.slot[i]
 		put32(out[n+4*i:], uint32(s)|EntryHit<<16)
 		t.used[s] = t.clock
 		if k+i < maxLast {
+			same = same && t.last[k+i] == s
 			t.last[k+i] = s
 		}
 	}
-	return h.n
+	return h.n, same
 }
 
 // fixedSent records that the pairs of block h went to slots, at gens: in the entry h
@@ -200,11 +217,16 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 	recAt := -1
 	var recSlots [maxFixedPairs]uint8
 	var recGens [maxFixedPairs]uint32
+	// hits: every header so far a hit recorded in last; same: and in the slot of its
+	// position in the previous answer
+	hits := w.nhdr <= maxLast
+	same := true
 	for off := 0; off < len(w.hdr); {
 		if nf < w.nfixed && off == w.fixAt[nf] {
 			h := w.fixed[nf]
 			nf++
-			if m := t.fixedHits(h, out, n, k); m > 0 {
+			if m, sm := t.fixedHits(h, out, n, k); m > 0 {
+				same = same && sm // a block's hits are recorded in last up to maxLast
 				n += 4 * m
 				k += m
 				off += len(h.enc)
@@ -222,6 +244,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			put32(out[n:], EntryLiteral<<16)
 			n = BytesAt(out, n+4, e)
 			k++
+			hits = false
 			recAt = -1 // a pair in no slot: the block is not remembered
 			continue
 		}
@@ -233,6 +256,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			s, hit = t.find(e)
 		}
 		if k < maxLast {
+			same = same && int(t.last[k]) == s
 			t.last[k] = uint8(s)
 		}
 		k++
@@ -241,6 +265,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			put32(out[n:], uint32(s)&0xffff|EntryHit<<16)
 			n += 4
 		} else {
+			hits = false
 			t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
 			t.gen[s]++
 			put32(out[n:], uint32(s)&0xffff|EntryStore<<16)
@@ -258,6 +283,13 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		}
 	}
 	out = out[:n]
+	if hits && same && w.nhdr > 0 && w.nhdr == t.lastN {
+		binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr)|SameHeaders)
+	}
+	t.lastN = -1
+	if hits {
+		t.lastN = w.nhdr
+	}
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)+len(w.Body)))
 	if n := len(out); n <= bodyReserve && inPlace {
@@ -275,7 +307,9 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 // HeaderCache is the shell's half of the table, in Go: the tests' wazero harness reads
 // the module's answers through it, as the glue does in JS (worker/glue.mjs).
 type HeaderCache struct {
-	slot [HeaderSlots][]byte
+	slot   [HeaderSlots][]byte
+	prev   []byte // the previous answer's headers, expanded (SameHeaders)
+	prevOK bool
 }
 
 var errInterned = errors.New("wire: malformed interned response")
@@ -291,7 +325,8 @@ func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
 	if total > len(buf) || bodyOff < 12 || bodyOff > total {
 		return nil, errInterned
 	}
-	nh := int(binary.LittleEndian.Uint16(buf[6:]))
+	nh := int(binary.LittleEndian.Uint16(buf[6:]) &^ SameHeaders)
+	same := binary.LittleEndian.Uint16(buf[6:])&SameHeaders != 0
 	out := append([]byte(nil), buf[:12]...)
 	off := 12
 	for i := 0; i < nh; i++ {
@@ -326,6 +361,13 @@ func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
 	if off != bodyOff {
 		return nil, errInterned
 	}
+	// a shell may answer with the previous headers when told they are the same: they
+	// must be, byte for byte
+	if same && (!c.prevOK || !bytes.Equal(out[12:], c.prev)) {
+		return nil, errors.New("wire: interned response marked SameHeaders has other headers than the previous one")
+	}
+	c.prev, c.prevOK = append(c.prev[:0], out[12:]...), true
+	binary.LittleEndian.PutUint16(out[6:], uint16(nh))
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)))
 	out = append(out, buf[bodyOff:total]...)
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -156,6 +157,79 @@ func TestInternedRealHeadersAllHit(t *testing.T) {
 		if out[off+2] != EntryHit {
 			t.Errorf("header %d crossed again as kind %d, want a hit", i, out[off+2])
 		}
+	}
+	// the second answer stored nothing, but the first did: only the third on is marked
+	if out[7]&(SameHeaders>>8) != 0 {
+		t.Error("the second answer is marked SameHeaders; the first stored pairs")
+	}
+	if out = fill(); out[7]&(SameHeaders>>8) == 0 {
+		t.Error("the third answer, all hits after one of all hits, is not marked SameHeaders")
+	}
+}
+
+// TestInternedSameHeaders: SameHeaders marks an answer whose headers are the previous
+// answer's, and only that one: a header that differs, a pair stored in the previous
+// answer, a literal, or another order each leave it off. HeaderCache.Expand fails on a
+// mark whose headers differ from the previous expansion.
+func TestInternedSameHeaders(t *testing.T) {
+	var w Response
+	var tab HeaderTable
+	var c HeaderCache
+	block := NewHeaders("content-type", "application/json", "x-content-type-options", "nosniff")
+	answer := func(etag string, swap bool, literal bool) bool {
+		w.Reset()
+		w.Status = 200
+		if swap {
+			w.SetHeader("etag", etag)
+			w.SetHeaders(&block)
+		} else {
+			w.SetHeaders(&block)
+			w.SetHeader("etag", etag)
+		}
+		if literal {
+			w.SetHeader("link", strings.Repeat("l", MaxSlotPair))
+		}
+		w.Body = append(w.Body, "{}"...)
+		want := append([]byte(nil), w.Encode()...)
+		in := w.EncodeInterned(&tab)
+		got, err := c.Expand(in)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("expanded %q, %v; want %q", got, err, want)
+		}
+		return binary.LittleEndian.Uint16(in[6:])&SameHeaders != 0
+	}
+	for i, tc := range []struct {
+		etag          string
+		swap, literal bool
+		same          bool
+	}{
+		{`"a"`, false, false, false}, // stores
+		{`"a"`, false, false, false}, // hits, after stores
+		{`"a"`, false, false, true},
+		{`"a"`, false, false, true},
+		{`"b"`, false, false, false}, // the etag stored
+		{`"a"`, false, false, false}, // hits, but other than the previous, which stored
+		{`"b"`, false, false, false}, // hits, but another etag than the previous
+		{`"b"`, false, false, true},
+		{`"b"`, true, false, false}, // another order
+		{`"b"`, true, false, true},
+		{`"b"`, true, true, false}, // a literal
+		{`"b"`, true, true, false}, // a literal again
+		{`"b"`, true, false, false}, // one header fewer
+		{`"b"`, true, false, true},
+	} {
+		if got := answer(tc.etag, tc.swap, tc.literal); got != tc.same {
+			t.Errorf("answer %d (%+v): SameHeaders %v", i, tc, got)
+		}
+	}
+	// a mark on other headers than the previous answer's is refused by Expand
+	answer(`"a"`, false, false)
+	in := append([]byte(nil), w.EncodeInterned(&tab)...)
+	answer(`"b"`, false, false)
+	answer(`"b"`, false, false)
+	binary.LittleEndian.PutUint16(in[6:], binary.LittleEndian.Uint16(in[6:])|SameHeaders)
+	if _, err := c.Expand(in); err == nil {
+		t.Error("Expand took a SameHeaders mark on other headers than the previous answer's")
 	}
 }
 
