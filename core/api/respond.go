@@ -15,7 +15,7 @@ const (
 )
 
 // common sets the headers every JSON response carries, with the Cache-Control of its
-// class: one block (commonBlocks).
+// class: one block (answerHeaders.common).
 func (s *Server) common(w *wire.Response, c cacheClass) {
 	w.SetHeaders(&s.headers.common[c])
 }

@@ -92,8 +92,9 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
 		cacheNone:   "no-store"}
 	makeAnswerHeaders(&s.headers, &cacheControl)
-	s.headers.inventory = wire.NewHeaders("x-inventory-version", s.invVersion)
-	if catErr == nil {
+	if catErr != nil {
+		s.headers.inventory = wire.NewHeaders("x-inventory-version", s.invVersion)
+	} else {
 		p := &bundledParts
 		if cat != rental.Bundled() {
 			p = makeCatalogParts(cat)

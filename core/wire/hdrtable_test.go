@@ -213,8 +213,8 @@ func TestInternedSameHeaders(t *testing.T) {
 		{`"b"`, false, false, true},
 		{`"b"`, true, false, false}, // another order
 		{`"b"`, true, false, true},
-		{`"b"`, true, true, false}, // a literal
-		{`"b"`, true, true, false}, // a literal again
+		{`"b"`, true, true, false},  // a literal
+		{`"b"`, true, true, false},  // a literal again
 		{`"b"`, true, false, false}, // one header fewer
 		{`"b"`, true, false, true},
 	} {
