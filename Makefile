@@ -17,10 +17,12 @@ endif
 # first answer pays V8's lazy compile of every function it runs, and -opt 2's inlining
 # made those functions ~30% bigger; -opt z traps: RATIONALE.md), and 3 MiB of initial
 # memory: the globals (the rate limiter's 2 MiB table among them) and ~0.7 MiB of heap,
-# which every first request but the largest calendar fits in, so none pays a GC (which
-# scans the 2 MiB of globals) and a heap growth. 4 MiB cost every isolate's start ~6 M
-# instructions more (TinyGo builds its free list over the whole heap: issue 16).
-TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -no-debug -ldflags='-extldflags "--initial-memory=3145728"'
+# which every first request but the largest calendar fits in. -gc=leaking (session 17,
+# issue 16): no garbage collector, so no GC frames on every call (~8 K instructions of a
+# search under V8, 14% of the module); the module never frees, and the glue replaces an
+# instance whose memory reached INSTANCE_MEMORY_MIB, handing the rate limiter's state to
+# the new one (worker/glue.mjs: renew; RATIONALE.md).
+TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -no-debug -gc=leaking -ldflags='-extldflags "--initial-memory=3145728"'
 # Binaryen's wasm-opt (installed with TinyGo's apt packages) after TinyGo: -O2 keeps the
 # speed level and takes ~4.7 KB gzipped more off the module (issue 16: <= 250 KB
 # gzipped); the features are the ones TinyGo's wasip1 output uses. Every wasm test runs
@@ -124,6 +126,7 @@ soak: build
 # Instructions per request served by workerd, project against floor, under callgrind (a
 # figure that does not move with the machine's load; ~12 min: BENCHMARKS.md).
 bench-instructions: dry-run
+	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
 	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
 	$(GO) run ./build/bench -instructions 2000 -rounds 0 -cold 0 -memory-requests 0
 

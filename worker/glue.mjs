@@ -196,9 +196,11 @@ function writeRequest(a, method, target, names, values, nameFields, body, count)
 function instantiate(env) {
   const state = { mem: null };
   const instance = new WebAssembly.Instance(wasmModule, { wasi_snapshot_preview1: wasi(state) });
+  const mib = Number(env && env.INSTANCE_MEMORY_MIB);
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
-    prevHeaders: null, prevRoute: "-", prevKV: false }; // the last answer's headers (readAnswerHeaders)
+    prevHeaders: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
+    renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
   a.ex._initialize();
   const rl = env && env.REQUEST_LOG != null ? String(env.REQUEST_LOG).toLowerCase() : "errors";
@@ -215,7 +217,52 @@ function instantiate(env) {
       if (inventoryApply(a, inv.blob) !== 0) inv.blob = null;
     } catch (err) { inv.blob = null; throw err; } // the retry starts from the bundled bookings
   }
+  views(a);
+  a.renewAt = Math.max(a.renewAt, 2 * a.buf.byteLength);
   return a;
+}
+
+// Renewal. The module is built with TinyGo's leaking allocator (RATIONALE.md, "No
+// garbage collector"): it never frees, and in return its code keeps no GC bookkeeping
+// (issue 16: ~8 K instructions of a search, 14% of the module's size). The 200 answers of
+// the GET routes allocate nothing (make allocs); an error answer, an MCP call or an
+// inventory update does (~0.3-2.3 KB a request). When the instance's memory has grown to
+// renewAt (INSTANCE_MEMORY_MIB, default RENEW_MIB; TinyGo doubles the memory from 3 MiB,
+// so 24 MiB means more than 12 MiB allocated), the glue replaces it between two requests
+// with a fresh one, which takes the rate limiter's state (counts, KV schedule and
+// identity: state_save, state_load) and the last inventory taken. An adversary cannot
+// reset its own limit by making the instance grow.
+const RENEW_MIB = 24;
+
+function renew(env, ctx) {
+  const old = app, memory = old.buf.byteLength;
+  let state = null;
+  try {
+    const p = old.ex.state_save();
+    views(old);
+    state = old.u8.slice(p + 4, p + 4 + old.dv.getUint32(p, true));
+  } catch (err) { state = null; } // the counts are lost, as after a trap
+  let a, took = false;
+  try {
+    a = instantiate(env);
+    if (state !== null) {
+      const q = ensure(a, state.length);
+      a.u8.set(state, q);
+      took = a.ex.state_load(state.length) === 0;
+    }
+  } catch (err) {
+    old.renewAt = 2 * memory; // keep serving from the old instance; try again at twice its memory
+    console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "renew" }));
+    return;
+  }
+  views(a);
+  a.renewAt = Math.max(a.renewAt, 2 * a.buf.byteLength); // never renew a fresh instance again at once
+  app = a;
+  console.log(JSON.stringify({ level: "info", msg: "instance renewed", memory_mib: memory / 1048576, limiter: took ? "handed over" : "started empty" }));
+  // The old instance's KV timer is moot: the new one's schedule starts now.
+  if (kvTimer !== null) { clearTimeout(kvTimer.id); kvTimer.resolve(); kvTimer = null; }
+  const p = kvSync(a, env);
+  if (p && ctx) ctx.waitUntil(p);
 }
 
 // Live inventory. KV holds "inventory/current" (a version), "inventory/<version>" (the
@@ -448,7 +495,7 @@ function kvAt(a, env, wait) {
 // kvSync runs the operations due now and schedules the next round; it returns a
 // promise for ctx.waitUntil, or null when there is nothing to do.
 function kvSync(a, env) {
-  if (a !== app) return null; // the instance was replaced: its counts are gone
+  if (a !== app) return app !== null ? kvSync(app, env) : null; // the instance was replaced: the timer serves the current one
   let ptr;
   try { ptr = a.ex.kv_pending(); } catch (err) { kvDrop(err); return null; }
   views(a);
@@ -569,7 +616,9 @@ function answer(method, target, hv, body, env, ctx) {
   if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
     console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
   }
-  return new Response(r.body, { status: r.status, headers: r.headers });
+  const res = new Response(r.body, { status: r.status, headers: r.headers }); // copies the body out of the module's memory
+  if (app !== null && app.buf.byteLength >= app.renewAt) renew(env, ctx);
+  return res;
 }
 
 // readHeaders fills hv (HV_GET or HV_ALL) with the request's values of the first

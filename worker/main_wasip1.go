@@ -106,6 +106,40 @@ func kvDone(n uint32) uint32 {
 	return uint32(server.KVDone(inbuf[:n]))
 }
 
+// state_save returns the address of the state a fresh instance takes over ([u32 len]
+// [bytes], valid until the next call): the rate limiter's counts, its KV schedule and
+// identity (limit.Limiter.AppendState). The module is built with TinyGo's leaking
+// allocator, so the glue replaces an instance whose memory has grown past a bound
+// (worker/glue.mjs, renew) and hands this to the new one.
+//
+//go:wasmexport state_save
+func stateSave() uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	stateOut = server.LimitState(append(stateOut[:0], 0, 0, 0, 0))
+	n := len(stateOut) - 4
+	stateOut[0], stateOut[1], stateOut[2], stateOut[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+	return uint32(uintptr(unsafe.Pointer(&stateOut[0])))
+}
+
+var stateOut []byte
+
+// state_load takes the state of state_save (n bytes in the alloc buffer), made by the
+// instance this one replaces. It returns 0 when it took it, 1 when it refused it (another
+// configuration, or not whole: the counts then start from zero).
+//
+//go:wasmexport state_load
+func stateLoad(n uint32) uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	if int(n) > len(inbuf) || !server.LoadLimitState(inbuf[:n]) {
+		return 1
+	}
+	return 0
+}
+
 // inventory takes a new inventory, the blob of rental.Catalog.DecodeInventory (n bytes
 // in the alloc buffer), and serves it from the next request on. It returns 0 when the
 // blob was taken, 1 when it was refused (the inventory serving is kept); either way it

@@ -14,3 +14,12 @@ func mallocs() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.Mallocs
 }
+
+// heap returns the bytes allocated so far (TotalAlloc). Only in -tags memstats builds.
+//
+//go:wasmexport heap
+func heap() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
+}

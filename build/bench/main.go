@@ -40,19 +40,22 @@ import (
 var (
 	// 9 rounds of 3 s (5 of 5 s until session 11): the same time under load, and the
 	// median round of 9 moves less with this machine's +-25% round-to-round swing.
-	rounds   = flag.Int("rounds", 9, "alternating rounds (project, floor) per endpoint and concurrency")
-	duration = flag.Duration("duration", 3*time.Second, "wrk duration of one run")
-	conns    = flag.String("conns", "20,1", "wrk connection counts, comma-separated")
-	only     = flag.String("only", "", "run only the endpoints whose name contains this")
-	outDir   = flag.String("out", "build/bench/out", "where configs and results go")
-	soakN    = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
-	ips      = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
-	churn    = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
-	compare  = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
-	colds    = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
-	vgrind   = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
-	instrN   = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
-	setVars  varList
+	rounds     = flag.Int("rounds", 9, "alternating rounds (project, floor) per endpoint and concurrency")
+	duration   = flag.Duration("duration", 3*time.Second, "wrk duration of one run")
+	conns      = flag.String("conns", "20,1", "wrk connection counts, comma-separated")
+	only       = flag.String("only", "", "run only the endpoints whose name contains this")
+	outDir     = flag.String("out", "build/bench/out", "where configs and results go")
+	soakN      = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
+	ips        = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
+	churn      = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
+	compare    = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
+	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
+	vgrind     = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
+	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name after each wrk run (stderr)")
+	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
+	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
+	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
+	setVars    varList
 )
 
 type varList [][2]string
@@ -179,7 +182,7 @@ end
 	// The shipped bindings (wrangler.toml): the limiter's counts and the live inventory.
 	fmt.Fprintf(&b, "    (name = \"RATE_LIMIT\", kvNamespace = \"kv\"),\n    (name = \"INVENTORY\", kvNamespace = \"kv\"),\n  ],\n);\n")
 	appConf := filepath.Join(*outDir, "app.capnp")
-	os.WriteFile(appConf, []byte(b.String()), 0o644)
+	os.WriteFile(appConf, []byte(withV8Flags(b.String())), 0o644)
 
 	app, err := start(workerd, appConf, appPort)
 	if err != nil {
@@ -236,12 +239,12 @@ end
 		os.WriteFile(filepath.Join(*outDir, name), []byte("const R = "+string(first)+";\n"+floorWorker), 0o644)
 	}
 	floorConf := filepath.Join(*outDir, "floor.capnp")
-	os.WriteFile(floorConf, []byte(fmt.Sprintf(`using Workerd = import "/workerd/workerd.capnp";
+	os.WriteFile(floorConf, []byte(withV8Flags(fmt.Sprintf(`using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "main", worker = (modules = [ (name = "floor.mjs", esModule = embed %q) ], compatibilityDate = "2026-11-01")) ],
   sockets = [ (name = "http", address = "127.0.0.1:%d", http = (), service = "main") ],
 );
-`, abs(filepath.Join(*outDir, "floor.mjs")), floorPort)), 0o644)
+`, abs(filepath.Join(*outDir, "floor.mjs")), floorPort))), 0o644)
 	floor, err := start(workerd, floorConf, floorPort)
 	if err != nil {
 		return err
@@ -530,6 +533,43 @@ func (s *server) cpu() float64 {
 	return (u + st) / 100 // clock ticks (USER_HZ = 100)
 }
 
+// withV8Flags adds -v8-flags to a workerd config's text.
+func withV8Flags(conf string) string {
+	if *v8flags == "" {
+		return conf
+	}
+	var q []string
+	for _, f := range strings.Split(*v8flags, ",") {
+		q = append(q, strconv.Quote(f))
+	}
+	return strings.Replace(conf, "  sockets = [", "  v8Flags = ["+strings.Join(q, ", ")+"],\n  sockets = [", 1)
+}
+
+// threadCPU returns workerd's user+system CPU time in seconds per thread name (the
+// main thread is named "workerd"; V8's platform workers, its GC helpers and compilers,
+// carry names of their own).
+func (s *server) threadCPU() map[string]float64 {
+	out := map[string]float64{}
+	dir := fmt.Sprintf("/proc/%d/task", s.cmd.Process.Pid)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(string(b[j+2:]))
+		u, _ := strconv.ParseFloat(f[11], 64)
+		st, _ := strconv.ParseFloat(f[12], 64)
+		out[string(b[i+1:j])+" user"] += u / 100
+		out[string(b[i+1:j])+" sys"] += st / 100
+	}
+	return out
+}
+
 // rss returns workerd's resident memory in KB.
 func (s *server) rss() int {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
@@ -567,9 +607,37 @@ func load(s *server, target string, c int, lua string) (result, error) {
 		threads = 2
 	}
 	cpu0 := s.cpu()
+	var t0 map[string]float64
+	if *threadsOut {
+		t0 = s.threadCPU()
+	}
+	var rec *exec.Cmd
+	if *perfOut {
+		file, _ := filepath.Abs(filepath.Join(*outDir, "perf."+strings.TrimPrefix(s.base, "http://127.0.0.1:")+".data"))
+		rec = exec.Command("perf", "record", "-F", "1999", "-o", file, "-p", fmt.Sprint(s.cmd.Process.Pid))
+		rec.Stdout, rec.Stderr = io.Discard, io.Discard
+		if err := rec.Start(); err != nil {
+			rec = nil
+		}
+	}
 	out, err := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(c), "-d", duration.String(),
 		"--timeout", "5s", "--latency", "-s", lua, s.base+target).CombinedOutput()
 	cpu := s.cpu() - cpu0
+	if rec != nil {
+		rec.Process.Signal(syscall.SIGINT)
+		rec.Wait()
+	}
+	if *threadsOut {
+		t1 := s.threadCPU()
+		var parts []string
+		for k, v := range t1 {
+			if d := v - t0[k]; d > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.2fs", k, d))
+			}
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(os.Stderr, "threads %s: %s\n", s.base, strings.Join(parts, ", "))
+	}
 	if err != nil {
 		return result{}, fmt.Errorf("wrk: %v: %s", err, out)
 	}
