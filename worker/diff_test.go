@@ -344,14 +344,23 @@ func TestWasmMemoryRenewal(t *testing.T) {
 		}
 		// renew, as the glue does: the old instance's state into a fresh one
 		p := a.call0(t, "state_save")
-		l, _ := a.mod.Memory().ReadUint32Le(p)
-		state, ok := a.mod.Memory().Read(p+4, l)
-		if !ok {
+		mem := a.mod.Memory()
+		l, _ := mem.ReadUint32Le(p)
+		state, ok := mem.Read(p+4, l)
+		tp, _ := mem.ReadUint32Le(p + 4 + l)
+		tl, _ := mem.ReadUint32Le(p + 8 + l)
+		table, ok2 := mem.Read(tp, tl)
+		if !ok || !ok2 || tl == 0 {
 			t.Fatal("state_save: out of range")
 		}
-		state = bytes.Clone(state)
+		state, table = bytes.Clone(state), bytes.Clone(table)
 		a.mod.Close(ctx)
 		a = start()
+		q := a.call0(t, "state_table")
+		ntp, _ := a.mod.Memory().ReadUint32Le(q)
+		if ntl, _ := a.mod.Memory().ReadUint32Le(q + 4); ntl != tl || !a.mod.Memory().Write(ntp, table) {
+			t.Fatalf("state_table: %d bytes at %d, the old table %d", ntl, ntp, tl)
+		}
 		res, err := a.mod.ExportedFunction("state_load").Call(ctx, uint64(a.write(t, state)))
 		if err != nil || res[0] != 0 {
 			t.Fatalf("state_load of %d bytes: %v %v", len(state), res, err)

@@ -106,11 +106,13 @@ func kvDone(n uint32) uint32 {
 	return uint32(server.KVDone(inbuf[:n]))
 }
 
-// state_save returns the address of the state a fresh instance takes over ([u32 len]
-// [bytes], valid until the next call): the rate limiter's counts, its KV schedule and
-// identity (limit.Limiter.AppendState). The module is built with TinyGo's leaking
-// allocator, so the glue replaces an instance whose memory has grown past a bound
-// (worker/glue.mjs, renew) and hands this to the new one.
+// state_save returns the address of the state a fresh instance takes over, valid until
+// the next call: [u32 n][n bytes: the head of the rate limiter's state][u32 address][u32
+// length of its table's bytes] (limit.Limiter.AppendState and Table: the counts, the KV
+// schedule and identity). The module is built with TinyGo's leaking allocator, so the
+// glue replaces an instance whose memory has grown past a bound (worker/glue.mjs, renew):
+// it copies the table's bytes into the new instance's (state_table), then hands it the
+// head (state_load).
 //
 //go:wasmexport state_save
 func stateSave() uint32 {
@@ -120,14 +122,39 @@ func stateSave() uint32 {
 	stateOut = server.LimitState(append(stateOut[:0], 0, 0, 0, 0))
 	n := len(stateOut) - 4
 	stateOut[0], stateOut[1], stateOut[2], stateOut[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+	stateOut = appendTable(stateOut)
 	return uint32(uintptr(unsafe.Pointer(&stateOut[0])))
 }
 
 var stateOut []byte
 
-// state_load takes the state of state_save (n bytes in the alloc buffer), made by the
-// instance this one replaces. It returns 0 when it took it, 1 when it refused it (another
-// configuration, or not whole: the counts then start from zero).
+// state_table returns the address of [u32 address][u32 length] of this instance's rate
+// limiter table, where the glue copies the old instance's before state_load.
+//
+//go:wasmexport state_table
+func stateTable() uint32 {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+	tableOut = appendTable(tableOut[:0])
+	return uint32(uintptr(unsafe.Pointer(&tableOut[0])))
+}
+
+var tableOut []byte
+
+func appendTable(dst []byte) []byte {
+	t := server.LimitTable()
+	p, n := uint32(0), uint32(len(t))
+	if n > 0 {
+		p = uint32(uintptr(unsafe.Pointer(&t[0])))
+	}
+	return append(dst, byte(p), byte(p>>8), byte(p>>16), byte(p>>24), byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+}
+
+// state_load takes the head of state_save's state (n bytes in the alloc buffer), made by
+// the instance this one replaces, the table's bytes already copied into state_table's.
+// It returns 0 when it took it, 1 when it refused it (another configuration, or not
+// whole: the counts then start from zero).
 //
 //go:wasmexport state_load
 func stateLoad(n uint32) uint32 {

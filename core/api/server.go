@@ -250,12 +250,17 @@ func (s *Server) KVPending(dst []byte) []byte { return s.limit.KVPending(dst, s.
 // returns the ms until the next KV operation falls due (0: none scheduled).
 func (s *Server) KVDone(buf []byte) int64 { return s.limit.KVDone(buf, s.now()) }
 
-// LimitState appends the rate limiter's state to dst (limit.Limiter.AppendState): the
-// Worker's glue hands it to the instance that replaces this one.
+// LimitState appends the head of the rate limiter's state to dst, and LimitTable
+// returns its table's bytes (limit.Limiter.AppendState, Table): the Worker's glue hands
+// both to the instance that replaces this one.
 func (s *Server) LimitState(dst []byte) []byte { return s.limit.AppendState(dst) }
 
-// LoadLimitState takes a state LimitState made in another instance of the same
-// configuration, and reports whether it did (limit.Limiter.LoadState).
+// LimitTable: see LimitState.
+func (s *Server) LimitTable() []byte { return s.limit.Table() }
+
+// LoadLimitState takes the head LimitState made in another instance of the same
+// configuration, whose table the caller copied into LimitTable, and reports whether it
+// did (limit.Limiter.LoadState: when not, the table is cleared).
 func (s *Server) LoadLimitState(b []byte) bool { return s.limit.LoadState(b) }
 
 // orList joins words as "a, b or c".

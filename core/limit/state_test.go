@@ -42,6 +42,7 @@ func TestStateHandOver(t *testing.T) {
 	state := a.AppendState(nil)
 
 	b := isolate(20, 60, 5, 0xb) // another seed, id and slot until it loads the state
+	copy(b.Table(), a.Table())
 	if !b.LoadState(state) {
 		t.Fatal("LoadState refused AppendState's output")
 	}
@@ -80,20 +81,30 @@ func TestStateHandOver(t *testing.T) {
 		name string
 		l    *Limiter
 	}{{"another limit", isolate(21, 60, 0, 1)}, {"another window", isolate(20, 61, 0, 1)}, {"another size", NewSized(20, 60, 64<<10, nil)}} {
+		copy(c.l.Table(), a.Table())
 		if c.l.LoadState(state) {
 			t.Errorf("%s: LoadState took the state", c.name)
 		}
+		if v := c.l.Peek(clients[24], now+3001); v.Remaining != v.Limit {
+			t.Errorf("%s: a refused state left counts in the table: %+v", c.name, v)
+		}
 	}
 	fresh := isolate(20, 60, 5, 0xb)
+	fresh.Peek(ipA, now+3001) // Peek starts the window: the checks below Peek too
 	want := fresh.AppendState(nil)
 	for _, n := range []int{0, 3, 40, 79, 80, len(state) / 2, len(state) - 1} {
+		copy(fresh.Table(), a.Table())
 		if fresh.LoadState(state[:n]) {
 			t.Fatalf("LoadState took the first %d of %d bytes", n, len(state))
 		}
 		if got := fresh.AppendState(nil); !reflect.DeepEqual(got, want) {
 			t.Fatalf("a refused state (%d bytes) changed the Limiter", n)
 		}
+		if v := fresh.Peek(clients[24], now+3001); v.Remaining != v.Limit {
+			t.Fatalf("a refused state (%d bytes) left counts in the table: %+v", n, v)
+		}
 	}
+	copy(fresh.Table(), a.Table())
 	if fresh.LoadState(append(state[:len(state):len(state)], 0)) {
 		t.Fatal("LoadState took a state with a byte too many")
 	}
@@ -102,6 +113,7 @@ func TestStateHandOver(t *testing.T) {
 // TestStateEmpty: a Limiter that never counted hands over an empty state.
 func TestStateEmpty(t *testing.T) {
 	a, b := isolate(20, 60, 0, 1), isolate(20, 60, 1, 2)
+	copy(b.Table(), a.Table())
 	if !b.LoadState(a.AppendState(nil)) {
 		t.Fatal("LoadState refused an empty Limiter's state")
 	}
