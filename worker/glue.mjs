@@ -230,9 +230,9 @@ function instantiate(env) {
 // renewAt (INSTANCE_MEMORY_MIB, default RENEW_MIB; TinyGo doubles the memory from 3 MiB,
 // so 24 MiB means more than 12 MiB allocated), the glue replaces it between two requests
 // with a fresh one, which takes the rate limiter's state (counts, KV schedule and
-// identity: state_save, state_table, state_load; its 2 MiB table copied as bytes, ~1 ms
-// in all) and the last inventory taken. An adversary cannot
-// reset its own limit by making the instance grow.
+// identity: state_save, state_table, state_load; its 2 MiB table copied as bytes, ~2 ms
+// in all under node) and the last inventory taken. An adversary cannot reset its own
+// limit by making the instance grow.
 const RENEW_MIB = 24;
 
 function renew(env, ctx) {
