@@ -218,7 +218,7 @@ function instantiate(env) {
     } catch (err) { inv.blob = null; throw err; } // the retry starts from the bundled bookings
   }
   views(a);
-  a.renewAt = Math.max(a.renewAt, 2 * a.buf.byteLength);
+  a.renewAt = Math.max(a.renewAt, 2 * a.buf.byteLength); // a bound below a fresh instance's memory would renew it at once
   return a;
 }
 
@@ -264,9 +264,7 @@ function renew(env, ctx) {
     console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "renew" }));
     return;
   }
-  views(a);
-  a.renewAt = Math.max(a.renewAt, 2 * a.buf.byteLength); // never renew a fresh instance again at once
-  app = a;
+  app = a; // instantiate set its renewAt past its own memory: a fresh instance is not renewed again at once
   console.log(JSON.stringify({ level: "info", msg: "instance renewed", memory_mib: memory / 1048576, limiter: took ? "handed over" : "started empty" }));
   // The old instance's KV timer is moot: the new one's schedule starts now.
   if (kvTimer !== null) { clearTimeout(kvTimer.id); kvTimer.resolve(); kvTimer = null; }

@@ -8,6 +8,7 @@ package main
 // its views of memory after each call.
 
 import (
+	"encoding/binary"
 	"os"
 	"time"
 	"unsafe"
@@ -120,8 +121,7 @@ func stateSave() uint32 {
 		server = newServer(nil, nowMillis, randomBytes, logLine)
 	}
 	stateOut = server.LimitState(append(stateOut[:0], 0, 0, 0, 0))
-	n := len(stateOut) - 4
-	stateOut[0], stateOut[1], stateOut[2], stateOut[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+	binary.LittleEndian.PutUint32(stateOut, uint32(len(stateOut)-4))
 	stateOut = appendTable(stateOut)
 	return uint32(uintptr(unsafe.Pointer(&stateOut[0])))
 }
@@ -148,7 +148,7 @@ func appendTable(dst []byte) []byte {
 	if n > 0 {
 		p = uint32(uintptr(unsafe.Pointer(&t[0])))
 	}
-	return append(dst, byte(p), byte(p>>8), byte(p>>16), byte(p>>24), byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, p), n)
 }
 
 // state_load takes the head of state_save's state (n bytes in the alloc buffer), made by

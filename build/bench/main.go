@@ -414,7 +414,7 @@ func confCopy(conf, suffix string, singleThreaded bool) (string, int, error) {
 		return "", 0, fmt.Errorf("%s: no 127.0.0.1 socket", conf)
 	}
 	if singleThreaded {
-		text = strings.Replace(text, "  sockets = [ ("+m, `  v8Flags = ["--single-threaded"],`+"\n  sockets = [ ("+m, 1)
+		text = addV8Flags(text, "--single-threaded")
 		if !strings.Contains(text, "--single-threaded") {
 			return "", 0, fmt.Errorf("%s: the sockets line is not where confCopy expects it", conf)
 		}
@@ -523,14 +523,25 @@ func (s *server) stop() {
 
 // cpu returns workerd's user+system CPU time in seconds.
 func (s *server) cpu() float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		return 0
+	_, u, st := statCPU(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	return u + st
+}
+
+// statCPU reads a /proc stat file (a process's or a thread's) and returns its name and
+// its user and system CPU time in seconds (zeros when it cannot be read).
+func statCPU(path string) (name string, user, sys float64) {
+	b, err := os.ReadFile(path)
+	i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if err != nil || i < 0 || j < i || len(b) < j+2 {
+		return "", 0, 0
 	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	f := strings.Fields(string(b[j+2:]))
+	if len(f) < 13 {
+		return "", 0, 0
+	}
 	u, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
-	return (u + st) / 100 // clock ticks (USER_HZ = 100)
+	return string(b[i+1 : j]), u / 100, st / 100 // clock ticks (USER_HZ = 100)
 }
 
 // withV8Flags adds -v8-flags to a workerd config's text.
@@ -538,9 +549,18 @@ func withV8Flags(conf string) string {
 	if *v8flags == "" {
 		return conf
 	}
+	return addV8Flags(conf, strings.Split(*v8flags, ",")...)
+}
+
+// addV8Flags adds flags to a workerd config's v8Flags list, making the list (before its
+// sockets) when it has none.
+func addV8Flags(conf string, flags ...string) string {
 	var q []string
-	for _, f := range strings.Split(*v8flags, ",") {
+	for _, f := range flags {
 		q = append(q, strconv.Quote(f))
+	}
+	if strings.Contains(conf, "  v8Flags = [") {
+		return strings.Replace(conf, "  v8Flags = [", "  v8Flags = ["+strings.Join(q, ", ")+", ", 1)
 	}
 	return strings.Replace(conf, "  sockets = [", "  v8Flags = ["+strings.Join(q, ", ")+"],\n  sockets = [", 1)
 }
@@ -553,19 +573,12 @@ func (s *server) threadCPU() map[string]float64 {
 	dir := fmt.Sprintf("/proc/%d/task", s.cmd.Process.Pid)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "stat"))
-		if err != nil {
+		name, u, st := statCPU(filepath.Join(dir, e.Name(), "stat"))
+		if name == "" {
 			continue
 		}
-		i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if i < 0 || j < i {
-			continue
-		}
-		f := strings.Fields(string(b[j+2:]))
-		u, _ := strconv.ParseFloat(f[11], 64)
-		st, _ := strconv.ParseFloat(f[12], 64)
-		out[string(b[i+1:j])+" user"] += u / 100
-		out[string(b[i+1:j])+" sys"] += st / 100
+		out[name+" user"] += u
+		out[name+" sys"] += st
 	}
 	return out
 }
