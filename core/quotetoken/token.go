@@ -104,6 +104,8 @@ func (r Result) String() string {
 
 type key struct {
 	id           uint8
+	ready        bool      // inner and outer computed (prepare)
+	secret       []byte    // until prepare
 	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
 }
 
@@ -185,11 +187,21 @@ func (e keyError) Error() string {
 	return "the quote signing keys: entry " + strconv.Itoa(e.entry) + " " + e.what
 }
 
-// newKey precomputes the HMAC states of secret (RFC 2104: a key longer than the block
-// is hashed first).
+// newKey keeps secret for prepare. The HMAC states are computed on the key's first
+// use, not when the keys are parsed: parsing runs in every instance's configure, and
+// the SHA-256 block is the largest function of the module (8 KB of code), which V8
+// compiles on its first call. An isolate whose first request is not a quote (the
+// depots, a search) then does not compile it during its cold start (issue 16).
 func newKey(id uint8, secret []byte) key {
+	return key{id: id, secret: secret}
+}
+
+// prepare computes the HMAC states of the key's secret (RFC 2104: a key longer than
+// the block is hashed first) and drops the secret.
+func (k *key) prepare() {
 	var d digest
 	var block [blockSize]byte
+	secret := k.secret
 	if len(secret) > blockSize {
 		var sum [32]byte
 		d.reset(&init256, 0)
@@ -197,7 +209,6 @@ func newKey(id uint8, secret []byte) key {
 		d.finish(&sum)
 		secret = sum[:]
 	}
-	k := key{id: id}
 	for _, pad := range [2]byte{0x36, 0x5c} {
 		for i := range block {
 			block[i] = pad
@@ -213,7 +224,7 @@ func newKey(id uint8, secret []byte) key {
 			k.outer = d.h
 		}
 	}
-	return k
+	k.secret, k.ready = nil, true
 }
 
 // KeyID returns the id of the signing key.
@@ -221,6 +232,9 @@ func (k *Keyring) KeyID() uint8 { return k.keys[0].id }
 
 // mac writes HMAC-SHA256(key, msg) into k.sum.
 func (k *Keyring) mac(key *key, msg []byte) {
+	if !key.ready {
+		key.prepare()
+	}
 	k.d.reset(&key.inner, blockSize)
 	k.d.write(msg)
 	k.d.finish(&k.sum)
