@@ -34,7 +34,7 @@ func buildTrapWorker(t *testing.T) string {
 	if tinygo == "" {
 		tinygo = "tinygo"
 	}
-	// The shipped flags (Makefile TINYGO_FLAGS) plus the tag.
+	// TinyGo flags near the shipped ones (Makefile TINYGO_FLAGS; no Binaryen step), plus the tag.
 	cmd := exec.Command(tinygo, "build", "-target", "wasip1", "-buildmode", "c-shared", "-scheduler", "none",
 		"-opt", "s", "-no-debug", "-ldflags", `-extldflags "--initial-memory=3145728"`, "-tags", "trapdemo", "-o", filepath.Join(dir, "app.wasm"), "./worker")
 	cmd.Dir = root

@@ -105,7 +105,7 @@ func (r Result) String() string {
 type key struct {
 	id           uint8
 	ready        bool      // inner and outer computed (prepare)
-	secret       []byte    // until prepare
+	b64          string    // the key as configured, until prepare
 	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
 }
 
@@ -160,14 +160,14 @@ func ParseKeys(s string) (*Keyring, error) {
 		for len(b64) > 0 && b64[len(b64)-1] == '=' {
 			b64 = b64[:len(b64)-1]
 		}
-		secret, err := base64.RawURLEncoding.DecodeString(b64)
-		if err != nil {
+		n, ok := decodedLen(b64)
+		if !ok {
 			return nil, keyError{entry, "has a key that is not base64url"}
 		}
-		if len(secret) < MinKeyLen {
+		if n < MinKeyLen {
 			return nil, keyError{entry, "has a key shorter than 16 bytes"}
 		}
-		k.keys = append(k.keys, newKey(uint8(id), secret))
+		k.keys = append(k.keys, newKey(uint8(id), b64))
 	}
 	if len(k.keys) == 0 {
 		return nil, keyError{0, "holds no key"}
@@ -187,21 +187,43 @@ func (e keyError) Error() string {
 	return "the quote signing keys: entry " + strconv.Itoa(e.entry) + " " + e.what
 }
 
-// newKey keeps secret for prepare. The HMAC states are computed on the key's first
-// use, not when the keys are parsed: parsing runs in every instance's configure, and
-// the SHA-256 block is the largest function of the module (8 KB of code), which V8
-// compiles on its first call. An isolate whose first request is not a quote (the
-// depots, a search) then does not compile it during its cold start (issue 16).
-func newKey(id uint8, secret []byte) key {
-	return key{id: id, secret: secret}
+// decodedLen returns the length of what base64.RawURLEncoding.DecodeString(s) returns,
+// and whether it returns no error: the same answer without decoding (TestDecodedLen
+// holds the two alike), so that ParseKeys checks a key in every instance's configure
+// without running the decoder, which then runs on the key's first use (prepare).
+func decodedLen(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+			n++
+		case c == '\r', c == '\n': // the decoder skips them
+		default:
+			return 0, false
+		}
+	}
+	if n%4 == 1 {
+		return 0, false
+	}
+	return n * 6 / 8, true
 }
 
-// prepare computes the HMAC states of the key's secret (RFC 2104: a key longer than
-// the block is hashed first) and drops the secret.
+// newKey keeps the key's base64url text for prepare. The key is decoded and its HMAC
+// states computed on its first use, not when the keys are parsed: parsing runs in every
+// instance's configure, and the SHA-256 block is the largest function of the module
+// (8 KB of code), which V8 compiles on its first call, as it does the base64 decoder.
+// An isolate whose first request is not a quote (the depots, a search) then compiles
+// neither during its cold start (issue 16).
+func newKey(id uint8, b64 string) key {
+	return key{id: id, b64: b64}
+}
+
+// prepare decodes the key (ParseKeys checked it: decodedLen) and computes its HMAC
+// states (RFC 2104: a key longer than the block is hashed first).
 func (k *key) prepare() {
 	var d digest
 	var block [blockSize]byte
-	secret := k.secret
+	secret, _ := base64.RawURLEncoding.DecodeString(k.b64)
 	if len(secret) > blockSize {
 		var sum [32]byte
 		d.reset(&init256, 0)
@@ -224,7 +246,7 @@ func (k *key) prepare() {
 			k.outer = d.h
 		}
 	}
-	k.secret, k.ready = nil, true
+	k.b64, k.ready = "", true
 }
 
 // KeyID returns the id of the signing key.

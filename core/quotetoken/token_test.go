@@ -242,3 +242,40 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodedLen holds decodedLen to what base64.RawURLEncoding.DecodeString does, on
+// every string of up to 3 bytes over a small alphabet and on random longer ones.
+func TestDecodedLen(t *testing.T) {
+	alphabet := []byte("Az09-_=+/ \r\n.\x00\xff")
+	check := func(s string) {
+		t.Helper()
+		b, err := base64.RawURLEncoding.DecodeString(s)
+		n, ok := decodedLen(s)
+		if ok != (err == nil) || ok && n != len(b) {
+			t.Fatalf("decodedLen(%q) = %d, %v; DecodeString: %d bytes, error %v", s, n, ok, len(b), err)
+		}
+	}
+	var rec func(prefix []byte, depth int)
+	rec = func(prefix []byte, depth int) {
+		check(string(prefix))
+		if depth == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			rec(append(prefix, c), depth-1)
+		}
+	}
+	rec(nil, 3)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, rng.Intn(90))
+		for j := range b {
+			if rng.Intn(40) == 0 {
+				b[j] = alphabet[rng.Intn(len(alphabet))]
+			} else {
+				b[j] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[rng.Intn(64)]
+			}
+		}
+		check(string(b))
+	}
+}
