@@ -26,9 +26,8 @@ endif
 # issue 16): TinyGo's -no-debug output comes with every function called from one place
 # already inlined into its caller (uncounted, refused, tooMany, each route's answer...
 # into main.handle: 17 KB instead of 4.5 KB; a build with debug information does not,
-# and gets the same -O2 after), and V8 compiles a
-# function whole on its first call: every isolate's first answer compiled 38.8 KB of
-# code instead of 24.0 KB.
+# and gets the same -O2 after). V8 compiles a function whole on its first call, so every
+# isolate's first answer compiled 38.8 KB of code instead of 24.0 KB.
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=leaking -ldflags='-extldflags "--initial-memory=3145728"'
 # Binaryen's wasm-opt (installed with TinyGo's apt packages) after TinyGo, in two steps:
 # --strip-dwarf first (Binaryen skips the passes that cannot keep DWARF up to date while
@@ -42,7 +41,8 @@ TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=le
 WASM_OPT ?= wasm-opt
 WASM_FEATURES := --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals
 WASM_OPT_FLAGS := -O2 -ocimfs 0 --strip-debug $(WASM_FEATURES)
-# $(call wasm-finish,raw,out): TinyGo's output raw made the module out, as above.
+# $(call wasm-finish,raw,out): TinyGo's output (raw, with debug information) made into
+# the module out by the two steps above; raw is removed.
 define wasm-finish
 	$(WASM_OPT) --strip-dwarf $(WASM_FEATURES) $(1) -o $(2)
 	$(WASM_OPT) $(WASM_OPT_FLAGS) $(2) -o $(2)

@@ -104,8 +104,7 @@ func (r Result) String() string {
 
 type key struct {
 	id           uint8
-	ready        bool      // inner and outer computed (prepare)
-	b64          string    // the key as configured, until prepare
+	b64          string    // the key as configured until prepare decodes it; "" after (a key is never empty)
 	inner, outer [8]uint32 // SHA-256 states after the key XOR ipad / opad block
 }
 
@@ -246,7 +245,7 @@ func (k *key) prepare() {
 			k.outer = d.h
 		}
 	}
-	k.b64, k.ready = "", true
+	k.b64 = ""
 }
 
 // KeyID returns the id of the signing key.
@@ -254,7 +253,7 @@ func (k *Keyring) KeyID() uint8 { return k.keys[0].id }
 
 // mac writes HMAC-SHA256(key, msg) into k.sum.
 func (k *Keyring) mac(key *key, msg []byte) {
-	if !key.ready {
+	if key.b64 != "" {
 		key.prepare()
 	}
 	k.d.reset(&key.inner, blockSize)
