@@ -237,6 +237,12 @@ end
 	for i, name := range []string{"floor-cold.mjs", "floor-cold-search.mjs"} {
 		first, _ := json.Marshal(map[string]answer{endpoints[i].target: answers[endpoints[i].target]})
 		os.WriteFile(filepath.Join(*outDir, name), []byte("const R = "+string(first)+";\n"+floorWorker), 0o644)
+		if i == 1 {
+			// The search's floor that reads what a search needs from KV first, as the
+			// glue's first read does (one get of inventory/latest), then returns the same
+			// bytes: any Worker that answers from the live inventory makes that read.
+			os.WriteFile(filepath.Join(*outDir, "floor-cold-search-kv.mjs"), []byte("const R = "+string(first)+";\n"+floorWorkerKV), 0o644)
+		}
 	}
 	floorConf := filepath.Join(*outDir, "floor.capnp")
 	os.WriteFile(floorConf, []byte(withV8Flags(fmt.Sprintf(`using Workerd = import "/workerd/workerd.capnp";
@@ -346,6 +352,23 @@ func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 
 const floorWorker = `export default {
   fetch(request) {
+    const u = request.url;
+    const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
+    if (r === undefined) return new Response("not found", { status: 404 });
+    return new Response(r.body, { status: r.status, headers: r.headers });
+  },
+};
+`
+
+// floorWorkerKV is floorWorker after one KV read of the live inventory, made the way
+// the glue makes an isolate's first (worker/glue.mjs: inventory/latest as an
+// ArrayBuffer, cacheTtl 30), once per isolate.
+const floorWorkerKV = `let read = null;
+export default {
+  async fetch(request, env) {
+    if (read === null) read = env.INVENTORY.get("inventory/latest", { type: "arrayBuffer", cacheTtl: 30 });
+    const blob = await read;
+    if (blob === null) return new Response("no inventory in KV", { status: 503 });
     const u = request.url;
     const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
     if (r === undefined) return new Response("not found", { status: 404 });
@@ -869,6 +892,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		// The first answer of a search: the project's waits for its first inventory read.
 		{"floor, a search first", with(`(name = "worker.js", esModule = embed "floor-cold-search.mjs")`), endpoints[1].target},
 		{"project, a search first", base, endpoints[1].target},
+		{"floor, a search first after the same KV read", with(`(name = "worker.js", esModule = embed "floor-cold-search-kv.mjs")`), endpoints[1].target},
 	}
 	wall := make([][]float64, len(cases))
 	cpu := make([][]float64, len(cases))
@@ -903,8 +927,11 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	fs, as := med(wall[3]), med(wall[4])
 	fmt.Fprintf(report, "cold start to the first answer of %s, the isolate's first request (it waits for the first read of the live inventory from KV, a Go server on 127.0.0.1 here; median of %d): project %.1f ms, floor %.1f ms, ratio %.2f; workerd's CPU time: project %.1f ms, floor %.1f ms, ratio %.2f\n",
 		endpoints[1].name, *colds, as, fs, as/fs, med(cpu[4]), med(cpu[3]), med(cpu[4])/med(cpu[3]))
+	fk := med(wall[5])
+	fmt.Fprintf(report, "cold start to the first answer of %s against a floor that first makes the same KV read (one get of inventory/latest, as any Worker answering from the live inventory must; median of %d): project %.1f ms, that floor %.1f ms, ratio %.2f; workerd's CPU time: that floor %.1f ms, ratio %.2f; the read costs the floor %.1f ms\n",
+		endpoints[1].name, *colds, as, fk, as/fk, med(cpu[5]), med(cpu[4])/med(cpu[5]), fk-fs)
 	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
-		var ins [5]float64
+		var ins [6]float64
 		for j, c := range cases {
 			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
 			n, err := coldInstructions(vg, workerd, cf, c.path)
@@ -917,8 +944,8 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 			ins[2], ins[0], ins[2]/ins[0], ins[1], ins[1]-ins[0], ins[2]-ins[1])
 		// A search first waits for the inventory read, so its count includes taking the
 		// blob: it does not move with when workerd stops.
-		fmt.Fprintf(report, "cold start, instructions to the first answer of %s (it waits for the first inventory read): project %.1f M, floor %.1f M, ratio %.2f\n",
-			endpoints[1].name, ins[4], ins[3], ins[4]/ins[3])
+		fmt.Fprintf(report, "cold start, instructions to the first answer of %s (it waits for the first inventory read): project %.1f M, floor %.1f M, ratio %.2f; the floor after the same KV read %.1f M, ratio %.2f\n",
+			endpoints[1].name, ins[4], ins[3], ins[4]/ins[3], ins[5], ins[4]/ins[5])
 	} else if *vgrind {
 		fmt.Fprintf(report, "cold start, instructions: skipped (no valgrind; apt-get install valgrind)\n")
 	}

@@ -68,30 +68,74 @@ func (q *query) add(pair string, eq int, esc bool) *rental.Error {
 	if esc {
 		var ok bool
 		if key, ok = q.unescape(key); !ok {
-			return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter name")
+			return pairError(pairBadKeyEscape, "")
 		}
 		if val, ok = q.unescape(val); !ok {
-			if key == "" {
-				return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
-			}
-			return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
+			return pairError(pairBadValueEscape, key)
 		}
 	}
 	if key == "" {
-		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
+		return pairError(pairNoName, "")
 	}
 	for i := 0; i < q.n; i++ {
 		// the lengths first: == on strings is a call under TinyGo, and keys mostly differ in length
 		if k := q.p[i].key; len(k) == len(key) && k == key {
-			return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
+			return pairError(pairRepeated, key)
 		}
 	}
 	if q.n == maxParams {
-		return rental.InvalidCode(rental.CodeTooMany, "query", "too many query parameters (the limit is 16)")
+		return pairError(pairTooMany, "")
 	}
 	q.p[q.n] = param{key: key, val: val}
 	q.n++
 	return nil
+}
+
+// What is wrong with a query pair (pairError).
+const (
+	pairBadKeyEscape = iota
+	pairBadValueEscape
+	pairNoName
+	pairRepeated
+	pairTooMany
+)
+
+// pairError is the error of a query pair. The messages of the parameter checks are
+// built out of line (here and in invalidGot, idError, dateParamError): V8 compiles a
+// function whole on its first call, and the concatenations were most of add, parseID,
+// parseDateParam and filter, compiled by every isolate's first search (issue 16).
+//
+//go:noinline
+func pairError(what int, key string) *rental.Error {
+	switch {
+	case what == pairBadKeyEscape:
+		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter name")
+	case what == pairBadValueEscape && key == "":
+		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
+	case what == pairBadValueEscape:
+		return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
+	case what == pairNoName:
+		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
+	case what == pairRepeated:
+		return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
+	}
+	return rental.InvalidCode(rental.CodeTooMany, "query", "too many query parameters (the limit is 16)")
+}
+
+// invalidGot is the error of a parameter whose value v is not accepted: msg1+msg2
+// (what the parameter takes), then ", got " and v quoted.
+//
+//go:noinline
+func invalidGot(param, msg1, msg2, v string) *rental.Error {
+	return rental.Invalid(param, msg1+msg2+", got "+wire.QuoteClean(v))
+}
+
+// missing is the error of a required parameter that is not given; what says where
+// its values come from.
+//
+//go:noinline
+func missing(key, what string) *rental.Error {
+	return rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" ("+what+")")
 }
 
 // unescape decodes %XX and '+'; strings without either are returned as they are.
@@ -156,7 +200,7 @@ func (q *query) unknown(accepted string) *rental.Error {
 func (s *Server) requiredID(key string) (int64, *rental.Error) {
 	v, ok := s.q.get(key)
 	if !ok {
-		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" ("+s.hint(key)+")")
+		return 0, missing(key, s.hint(key))
 	}
 	return parseID(key, "query parameter ", v)
 }
@@ -178,37 +222,50 @@ func parseID(param, kind, v string) (int64, *rental.Error) {
 	if i == len(v) && n > 0 {
 		return n, nil
 	}
+	return 0, idError(param, kind, v, i)
+}
+
+// idError is parseID's error; i is where the digits stopped.
+//
+//go:noinline
+func idError(param, kind, v string, i int) *rental.Error {
 	what := kind + param
 	switch {
 	case v == "":
-		return 0, rental.Invalid(param, what+" is empty; it must be a positive integer")
+		return rental.Invalid(param, what+" is empty; it must be a positive integer")
 	case i < len(v) && (v[i] < '0' || v[i] > '9'):
-		return 0, rental.Invalid(param, what+" must be a positive integer, got "+wire.QuoteClean(v))
+		return rental.Invalid(param, what+" must be a positive integer, got "+wire.QuoteClean(v))
 	case i < len(v):
-		return 0, rental.Invalid(param, what+" is out of range: ids are 1 to 2147483647, got "+wire.QuoteClean(v))
+		return rental.Invalid(param, what+" is out of range: ids are 1 to 2147483647, got "+wire.QuoteClean(v))
 	}
-	return 0, rental.Invalid(param, what+" must be a positive integer (1 or more), got "+wire.QuoteClean(v))
+	return rental.Invalid(param, what+" must be a positive integer (1 or more), got "+wire.QuoteClean(v))
 }
 
 // requiredDate reads a required YYYY-MM-DD parameter.
 func (q *query) requiredDate(key string) (rental.Date, *rental.Error) {
 	v, ok := q.get(key)
 	if !ok {
-		return 0, rental.InvalidCode(rental.CodeMissingParameter, key, "missing required query parameter "+key+" (a date, YYYY-MM-DD)")
+		return 0, missing(key, "a date, YYYY-MM-DD")
 	}
 	return parseDateParam(key, v)
 }
 
 // parseDateParam tells a wrong format from an impossible date.
 func parseDateParam(key, v string) (rental.Date, *rental.Error) {
+	if d, ok := rental.ParseDate(v); ok {
+		return d, nil
+	}
+	return 0, dateParamError(key, v)
+}
+
+// dateParamError is parseDateParam's error: a wrong format or an impossible date.
+//
+//go:noinline
+func dateParamError(key, v string) *rental.Error {
 	if len(v) != 10 || v[4] != '-' || v[7] != '-' || !allDigits(v[0:4]) || !allDigits(v[5:7]) || !allDigits(v[8:10]) {
-		return 0, rental.Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+wire.QuoteClean(v))
+		return rental.Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+wire.QuoteClean(v))
 	}
-	d, ok := rental.ParseDate(v)
-	if !ok {
-		return 0, rental.Invalid(key, "query parameter "+key+" is not a real calendar date, got "+wire.QuoteClean(v))
-	}
-	return d, nil
+	return rental.Invalid(key, "query parameter "+key+" is not a real calendar date, got "+wire.QuoteClean(v))
 }
 
 func allDigits(s string) bool {
@@ -288,7 +345,7 @@ func (q *query) filter(f *rental.Filter, classes []string, classList string) *re
 	if v, ok := q.get("min_berths"); ok {
 		n, i := wire.ScanDigits(v, 1<<20)
 		if i != len(v) || n < 1 || n > maxBerths {
-			return rental.Invalid("min_berths", "query parameter min_berths must be an integer from 1 to 20, got "+wire.QuoteClean(v))
+			return invalidGot("min_berths", "query parameter min_berths must be an integer from 1 to 20", "", v)
 		}
 		f.MinBerths = int(n)
 	}
@@ -299,7 +356,7 @@ func (q *query) filter(f *rental.Filter, classes []string, classList string) *re
 			}
 		}
 		if f.Transmission == "" {
-			return rental.Invalid("transmission", "query parameter transmission must be manual or automatic, got "+wire.QuoteClean(v))
+			return invalidGot("transmission", "query parameter transmission must be manual or automatic", "", v)
 		}
 	}
 	if v, ok := q.get("class"); ok {
@@ -309,13 +366,13 @@ func (q *query) filter(f *rental.Filter, classes []string, classList string) *re
 			}
 		}
 		if f.Class == "" {
-			return rental.Invalid("class", "query parameter class must be one of "+classList+", got "+wire.QuoteClean(v))
+			return invalidGot("class", "query parameter class must be one of ", classList, v)
 		}
 	}
 	if v, ok := q.get("max_total"); ok {
 		c, ok := parseAmount(v)
 		if !ok {
-			return rental.Invalid("max_total", "query parameter max_total must be an amount in NZD greater than 0, with at most two decimals (such as 1600 or 1599.50), got "+wire.QuoteClean(v))
+			return invalidGot("max_total", "query parameter max_total must be an amount in NZD greater than 0, with at most two decimals (such as 1600 or 1599.50)", "", v)
 		}
 		f.MaxTotalCents = c
 	}

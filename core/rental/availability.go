@@ -92,20 +92,14 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	if err != nil {
 		return sc, err
 	}
-	pd, dd := &c.depots[pi], &c.depots[di]
-	if err := c.checkDates(s.PickUp, s.DropOff, s.Today, c.depotX[pi].notice, pd); err != nil {
+	if err := c.checkDates(s.PickUp, s.DropOff, s.Today, c.depotX[pi].notice, &c.depots[pi]); err != nil {
 		return sc, err
+	}
+	if c.closedOn(pi, s.PickUp) != nil || c.closedOn(di, s.DropOff) != nil {
+		return sc, c.closedError(pi, di, s)
 	}
 	days := int(s.DropOff) - int(s.PickUp) + 1
 	first, _ := c.CalendarRange()
-	if cl := c.closedOn(pi, s.PickUp); cl != nil {
-		b, a := c.openNear(pi, s.PickUp)
-		return sc, InvalidCode(CodeDepotClosed, "pick_up_date", wire.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(pd), s.PickUp, cl.name, b, a))
-	}
-	if cl := c.closedOn(di, s.DropOff); cl != nil {
-		b, a := c.openNear(di, s.DropOff)
-		return sc, InvalidCode(CodeDepotClosed, "drop_off_date", wire.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(dd), s.DropOff, cl.name, b, a))
-	}
 	sc.pd, sc.dd = pi, di
 	sc.a, sc.b = int(s.PickUp)-int(first), int(s.DropOff)-int(first)
 	sc.days = days
@@ -121,6 +115,25 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	return sc, nil
 }
 
+// closedError reports the closure check's failure: the pick-up depot closed on the
+// pick-up date, else the drop-off depot on the drop-off date.
+//
+// The messages of the checks are built out of line (here, dateError and routeError):
+// wire.Sprintf with its boxed arguments was most of check, checkDates and checkRoute,
+// and V8 compiles a function whole on its first call, so every isolate's first search
+// compiled them (issue 16).
+//
+//go:noinline
+func (c *Catalog) closedError(pi, di int, s Search) *Error {
+	if cl := c.closedOn(pi, s.PickUp); cl != nil {
+		b, a := c.openNear(pi, s.PickUp)
+		return InvalidCode(CodeDepotClosed, "pick_up_date", wire.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(&c.depots[pi]), s.PickUp, cl.name, b, a))
+	}
+	cl := c.closedOn(di, s.DropOff)
+	b, a := c.openNear(di, s.DropOff)
+	return InvalidCode(CodeDepotClosed, "drop_off_date", wire.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(&c.depots[di]), s.DropOff, cl.name, b, a))
+}
+
 // CheckHireDates applies the hire-date rules that need no depot to a pick-up and a
 // drop-off date: the order of the dates, not in the past, at most MaxAdvanceDays ahead,
 // inside the published rates, at most MaxHireDays long. Searches and quotes apply the
@@ -134,33 +147,71 @@ func (c *Catalog) CheckHireDates(pickUp, dropOff, today Date) *Error {
 // date order, past, the pick-up depot's notice days (pd, when not nil), how far ahead,
 // the published rates, the hire length.
 func (c *Catalog) checkDates(pickUp, dropOff, today Date, notice int, pd *Depot) *Error {
-	if dropOff < pickUp {
+	if r := c.dateRule(pickUp, dropOff, today, notice, pd); r != dateOK {
+		return c.dateError(r, pickUp, dropOff, today, notice, pd)
+	}
+	return nil
+}
+
+// The hire-date rules, in the order checkDates reports them.
+const (
+	dateOK = iota
+	dateOrder
+	datePast
+	dateNotice
+	dateTooFar
+	dateNoRatesPickUp
+	dateNoRatesDropOff
+	dateTooLong
+)
+
+// dateRule returns the first hire-date rule the dates break, or dateOK.
+func (c *Catalog) dateRule(pickUp, dropOff, today Date, notice int, pd *Depot) int {
+	first, last := c.CalendarRange()
+	switch {
+	case dropOff < pickUp:
+		return dateOrder
+	case pickUp < today:
+		return datePast
+	case pd != nil && int(pickUp)-int(today) < notice:
+		return dateNotice
+	case int(pickUp)-int(today) > c.maxAdvance:
+		return dateTooFar
+	case pickUp < first || pickUp > last:
+		return dateNoRatesPickUp
+	case dropOff > last:
+		return dateNoRatesDropOff
+	case int(dropOff)-int(pickUp)+1 > c.maxHire:
+		return dateTooLong
+	}
+	return dateOK
+}
+
+// dateError is the error of hire-date rule r.
+//
+//go:noinline
+func (c *Catalog) dateError(r int, pickUp, dropOff, today Date, notice int, pd *Depot) *Error {
+	first, last := c.CalendarRange()
+	switch r {
+	case dateOrder:
 		return InvalidCode(CodeDateOrder, "drop_off_date", wire.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
-	}
-	if pickUp < today {
+	case datePast:
 		return InvalidCode(CodeDateInPast, "pick_up_date", wire.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
-	}
-	if pd != nil && int(pickUp)-int(today) < notice {
+	case dateNotice:
 		n := "1 day's"
 		if notice != 1 {
 			n = strconv.Itoa(notice) + " days'"
 		}
 		return InvalidCode(CodeNoticePeriod, "pick_up_date", wire.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
-	}
-	if int(pickUp)-int(today) > c.maxAdvance {
+	case dateTooFar:
 		return InvalidCode(CodeTooFarAhead, "pick_up_date", wire.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
-	}
-	first, last := c.CalendarRange()
-	if pickUp < first || pickUp > last {
+	case dateNoRatesPickUp:
 		return InvalidCode(CodeNoRates, "pick_up_date", wire.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
-	}
-	if dropOff > last {
+	case dateNoRatesDropOff:
 		return InvalidCode(CodeNoRates, "drop_off_date", wire.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
 	}
-	if days := int(dropOff) - int(pickUp) + 1; days > c.maxHire {
-		return InvalidCode(CodeTooLong, "drop_off_date", wire.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
-	}
-	return nil
+	days := int(dropOff) - int(pickUp) + 1
+	return InvalidCode(CodeTooLong, "drop_off_date", wire.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
 }
 
 // CheckRoute checks what of a search holds for every date: both depots exist and are
@@ -172,21 +223,33 @@ func (c *Catalog) CheckRoute(s Search) *Error {
 
 // checkRoute returns the depot indices and the route fee (before any waiver).
 func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
+	p, ok := c.depotIdx[s.PickUpDepot]
+	d, ok2 := c.depotIdx[s.DropOffDepot]
+	if ok && ok2 && c.depotX[p].active && c.depotX[d].active {
+		pi, di = int(p), int(d)
+		if fee = c.routeFee[pi*len(c.depots)+di]; fee >= 0 {
+			return pi, di, fee, nil
+		}
+	}
+	return 0, 0, 0, c.routeError(s)
+}
+
+// routeError reports checkRoute's failure: the pick-up depot, else the drop-off
+// depot, else the route between them.
+//
+//go:noinline
+func (c *Catalog) routeError(s Search) *Error {
 	refs := s.refs()
 	p, ok := c.depotIdx[s.PickUpDepot]
 	if !ok || !c.depotX[p].active {
-		return 0, 0, 0, InvalidCode(CodeUnknownID, "pick_up_depot_id", wire.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+		return InvalidCode(CodeUnknownID, "pick_up_depot_id", wire.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
 	}
 	d, ok := c.depotIdx[s.DropOffDepot]
 	if !ok || !c.depotX[d].active {
-		return 0, 0, 0, InvalidCode(CodeUnknownID, "drop_off_depot_id", wire.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+		return InvalidCode(CodeUnknownID, "drop_off_depot_id", wire.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
 	}
-	pi, di = int(p), int(d)
-	fee = c.routeFee[pi*len(c.depots)+di]
-	if fee < 0 {
-		return 0, 0, 0, InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", wire.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
-	}
-	return pi, di, fee, nil
+	pi, di := int(p), int(d)
+	return InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", wire.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
 }
 
 // routesFrom lists the active drop-off depots reachable from depot index pi.
