@@ -54,6 +54,7 @@ var (
 	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name after each wrk run (stderr)")
 	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
+	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars    varList
 )

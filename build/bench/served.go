@@ -48,37 +48,59 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
 		}
+		var events [2]map[string]float64
 		counts, err := both(func(j int) (float64, error) {
-			return servedCount(vg, ctl, workerd, []string{appConf, floorConf}[j], e.target, n, fmt.Sprintf("%d-%d", i, j))
+			c, ev, err := servedCount(vg, ctl, workerd, []string{appConf, floorConf}[j], e.target, n, fmt.Sprintf("%d-%d", i, j))
+			events[j] = ev
+			return c, err
 		})
 		if err != nil {
 			return err
 		}
 		a, f := counts[0]/float64(n), counts[1]/float64(n)
 		fmt.Fprintf(report, "| %s | %.1f K | %.1f K | %.1f K | %.3f |\n", e.name, a/1000, f/1000, (a-f)/1000, f/a)
+		if *cacheSim {
+			// callgrind's cache model (the host's L1 and last level, as valgrind reads
+			// them): misses per request, which the instruction count does not see.
+			var parts []string
+			for _, ev := range []string{"I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Dr", "Dw"} {
+				parts = append(parts, fmt.Sprintf("%s %.0f / %.0f", ev, events[0][ev]/float64(n), events[1][ev]/float64(n)))
+			}
+			cacheLines = append(cacheLines, fmt.Sprintf("%s, per request, project / floor: %s", e.name, strings.Join(parts, ", ")))
+		}
 		fmt.Fprintf(os.Stderr, "instructions %s: project %.0f, floor %.0f per request\n", e.name, a, f)
+	}
+	if len(cacheLines) > 0 {
+		fmt.Fprintf(report, "\ncallgrind's cache simulation (-cache-sim):\n%s\n", strings.Join(cacheLines, "\n"))
 	}
 	return nil
 }
 
+// cacheLines are the misses per request of each endpoint, with -cache-sim.
+var cacheLines []string
+
 // servedCount starts workerd on a copy of conf (its own port, V8 single-threaded) under
 // callgrind, sends servedWarm requests of target, zeroes the count, sends n more, dumps
 // the count and returns it.
-func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, error) {
+func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, map[string]float64, error) {
 	vconf, port, err := confCopy(conf, "-cg", true)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	out, _ := filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
 	matches, _ := filepath.Glob(out + "*")
 	for _, f := range matches {
 		os.Remove(f)
 	}
-	cmd := exec.Command(vg, "--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file="+out, workerd, "serve", vconf)
+	args := []string{"--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file=" + out}
+	if *cacheSim {
+		args = append(args, "--cache-sim=yes")
+	}
+	cmd := exec.Command(vg, append(args, workerd, "serve", vconf)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
 	defer s.stop()
@@ -90,20 +112,20 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 		}
 	}
 	if !ok {
-		return 0, fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
+		return 0, nil, fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
 	}
 	pid := fmt.Sprint(cmd.Process.Pid)
 	if err := burst(s.base+target, servedWarm, 1<<20); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if o, err := exec.Command(ctl, "-z", pid).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("callgrind_control -z: %v: %s", err, o)
+		return 0, nil, fmt.Errorf("callgrind_control -z: %v: %s", err, o)
 	}
 	if err := burst(s.base+target, n, 2<<20); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if o, err := exec.Command(ctl, "-d", pid).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("callgrind_control -d: %v: %s", err, o)
+		return 0, nil, fmt.Errorf("callgrind_control -d: %v: %s", err, o)
 	}
 	// The dump is out.1 (out.2, ... after more dumps): its "summary:" line is the count.
 	for t0 := time.Now(); time.Since(t0) < 60*time.Second; time.Sleep(200 * time.Millisecond) {
@@ -114,10 +136,10 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 		if f := regexp.MustCompile(`(?m)^(?:summary|totals): (\d+)`).FindSubmatch(text); f != nil {
 			var c float64
 			fmt.Sscan(string(f[1]), &c)
-			return c, nil
+			return c, eventCounts(text), nil
 		}
 	}
-	return 0, fmt.Errorf("no callgrind dump at %s.1", out)
+	return 0, nil, fmt.Errorf("no callgrind dump at %s.1", out)
 }
 
 // burst sends n GETs of url over 4 keep-alive connections, every one from a new client
@@ -159,4 +181,22 @@ func burst(url string, n int, base int64) error {
 		return fmt.Errorf("%s: %d of %d requests failed (first: %v)", url, bad.Load(), n, firstErr.Load())
 	}
 	return nil
+}
+
+// eventCounts reads a callgrind dump's events line and its summary (or totals) line
+// into a map by event name (Ir, and with --cache-sim=yes the misses).
+func eventCounts(text []byte) map[string]float64 {
+	ev := regexp.MustCompile(`(?m)^events: (.*)$`).FindSubmatch(text)
+	sum := regexp.MustCompile(`(?m)^(?:summary|totals): (.*)$`).FindSubmatch(text)
+	m := map[string]float64{}
+	if ev == nil || sum == nil {
+		return m
+	}
+	names, vals := strings.Fields(string(ev[1])), strings.Fields(string(sum[1]))
+	for k := 0; k < len(names) && k < len(vals); k++ {
+		var v float64
+		fmt.Sscan(vals[k], &v)
+		m[names[k]] = v
+	}
+	return m
 }
