@@ -351,15 +351,18 @@ func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 	return nil
 }
 
-const floorWorker = `export default {
-  fetch(request) {
-    const u = request.url;
+// floorAnswer is the floor's answer: the bytes recorded for the request's path.
+const floorAnswer = `    const u = request.url;
     const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
     if (r === undefined) return new Response("not found", { status: 404 });
     return new Response(r.body, { status: r.status, headers: r.headers });
   },
 };
 `
+
+const floorWorker = `export default {
+  fetch(request) {
+` + floorAnswer
 
 // floorWorkerKV is floorWorker after one KV read of the live inventory, made the way
 // the glue makes an isolate's first (worker/glue.mjs: inventory/latest as an
@@ -370,13 +373,7 @@ export default {
     if (read === null) read = env.INVENTORY.get("inventory/latest", { type: "arrayBuffer", cacheTtl: 30 });
     const blob = await read;
     if (blob === null) return new Response("no inventory in KV", { status: 503 });
-    const u = request.url;
-    const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
-    if (r === undefined) return new Response("not found", { status: 404 });
-    return new Response(r.body, { status: r.status, headers: r.headers });
-  },
-};
-`
+` + floorAnswer
 
 // The requests instructionsPerCall counts between: the JIT has tiered up well before
 // callsFrom.

@@ -44,6 +44,7 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	}
 	fmt.Fprintf(report, "\ninstructions per request served (workerd under callgrind, V8 --single-threaded, %d requests counted after %d of warm-up, every request from a new client; the project and the floor serve the same requests side by side):\n\n", n, servedWarm)
 	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project |\n|---|---|---|---|---|\n")
+	var cacheLines []string           // with -cache-sim: each endpoint's misses per request
 	for i, e := range endpoints[:3] { // the issue's three: depots, availability, quotes
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
@@ -75,9 +76,6 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	}
 	return nil
 }
-
-// cacheLines are the misses per request of each endpoint, with -cache-sim.
-var cacheLines []string
 
 // servedCount starts workerd on a copy of conf (its own port, V8 single-threaded) under
 // callgrind, sends servedWarm requests of target, zeroes the count, sends n more, dumps
@@ -133,10 +131,8 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 		if err != nil {
 			continue
 		}
-		if f := regexp.MustCompile(`(?m)^(?:summary|totals): (\d+)`).FindSubmatch(text); f != nil {
-			var c float64
-			fmt.Sscan(string(f[1]), &c)
-			return c, eventCounts(text), nil
+		if ev := eventCounts(text); ev["Ir"] > 0 {
+			return ev["Ir"], ev, nil
 		}
 	}
 	return 0, nil, fmt.Errorf("no callgrind dump at %s.1", out)
@@ -184,7 +180,8 @@ func burst(url string, n int, base int64) error {
 }
 
 // eventCounts reads a callgrind dump's events line and its summary (or totals) line
-// into a map by event name (Ir, and with --cache-sim=yes the misses).
+// into a map by event name (Ir, and with --cache-sim=yes the misses); the map is
+// empty until the dump is whole.
 func eventCounts(text []byte) map[string]float64 {
 	ev := regexp.MustCompile(`(?m)^events: (.*)$`).FindSubmatch(text)
 	sum := regexp.MustCompile(`(?m)^(?:summary|totals): (.*)$`).FindSubmatch(text)

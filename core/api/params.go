@@ -107,16 +107,17 @@ const (
 //
 //go:noinline
 func pairError(what int, key string) *rental.Error {
-	switch {
-	case what == pairBadKeyEscape:
+	switch what {
+	case pairBadKeyEscape:
 		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter name")
-	case what == pairBadValueEscape && key == "":
-		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
-	case what == pairBadValueEscape:
+	case pairBadValueEscape:
+		if key == "" {
+			return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
+		}
 		return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
-	case what == pairNoName:
+	case pairNoName:
 		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
-	case what == pairRepeated:
+	case pairRepeated:
 		return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
 	}
 	return rental.InvalidCode(rental.CodeTooMany, "query", "too many query parameters (the limit is 16)")
