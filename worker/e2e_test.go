@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -198,6 +199,37 @@ func TestE2EWorkerd(t *testing.T) {
 				for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
 					if want.Header(h) != "" && got.Header(h) == "" {
 						t.Errorf("%s %s: no %s header", req.Method, c.Target, h)
+					}
+				}
+			}
+			// The same request from new clients, back to back: the glue passes the first
+			// answer's headers as an object and, when the module says the next ones are
+			// the same (SAME_HEADERS), a Headers object made once (worker/glue.mjs). Every
+			// answer carries the same headers, none lost or added.
+			for i, c := range cases {
+				if c.Method != "GET" && c.Method != "" {
+					continue
+				}
+				var first string
+				for k := 0; k < 4; k++ {
+					req := c.request(fmt.Sprintf("2001:db8:%x:%x::1", len(config), 256*i+k))
+					got := d.do(t, req)
+					var lines []string
+					for _, h := range got.Headers {
+						switch n := strings.ToLower(h.Name); n {
+						case "date":
+						case "ratelimit", "x-ratelimit-reset": // the seconds left may tick between two answers
+							lines = append(lines, n)
+						default:
+							lines = append(lines, n+": "+h.Value)
+						}
+					}
+					sort.Strings(lines)
+					all := fmt.Sprintf("%d\n%s", got.Status, strings.Join(lines, "\n"))
+					if k == 0 {
+						first = all
+					} else if all != first {
+						t.Errorf("GET %s, answer %d from a new client: headers differ from the first's:\n--- first\n%s\n--- now\n%s", c.Target, k+1, first, all)
 					}
 				}
 			}

@@ -36,8 +36,8 @@ const MAX_BODY = 65536;
 const NO_BODY = new Uint8Array(0);
 // The answer to a request whose body cannot be read (the body's stream failed).
 const BODY_FAILED = '{"error":"the request body could not be read (a malformed chunked encoding, a body shorter than its Content-Length, or an upload that was aborted); send the JSON-RPC message again","code":"invalid_request","param":"body"}';
-const BODY_FAILED_HEADERS = [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"],
-  ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]];
+const BODY_FAILED_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store",
+  "access-control-allow-origin": "*", "x-content-type-options": "nosniff" };
 
 // REQUEST_LOG var, read with the instance: 2 = a line for every request ("all" or
 // "true"), 1 = only for the answers an operator acts on, 4xx but 429 and 5xx ("errors",
@@ -199,7 +199,7 @@ function instantiate(env) {
   const mib = Number(env && env.INSTANCE_MEMORY_MIB);
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
-    prevHeaders: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
+    prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
     renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
   a.ex._initialize();
@@ -418,8 +418,16 @@ function call(a, method, target, hv, reqBody) {
   const bodyOff = dv.getUint32(ptr + 8, true);
   // SAME_HEADERS: the previous answer's headers, pair for pair (core/wire/hdrtable.go),
   // so its list serves again
-  if ((nhw & SAME_HEADERS) === 0 || a.prevHeaders === null) readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
-  const headers = a.prevHeaders, route = a.prevRoute, kv = a.prevKV;
+  let headers;
+  if ((nhw & SAME_HEADERS) === 0 || a.prevHeaders === null) {
+    readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
+    headers = a.prevHeaders;
+  } else {
+    // The same list again: from its second use on, a Headers object made once
+    // (readAnswerHeaders says why).
+    headers = a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
+  }
+  const route = a.prevRoute, kv = a.prevKV;
   const nullBody = status === 204 || status === 304 || method === "HEAD";
   // A view, not a copy: the Response constructor copies a BufferSource's bytes (Fetch:
   // "extract a body"), before the next call can overwrite them.
@@ -429,9 +437,17 @@ function call(a, method, target, hv, reqBody) {
 
 // readAnswerHeaders reads nh interned header entries from p into a.prevHeaders (and the
 // route and kv metadata), updating the table: the list SAME_HEADERS refers to next.
+//
+// The list is an object (name: value), not an array of pairs (session 20, issue 16):
+// workerd's Response constructor reads an array of pairs through the JS iterator
+// protocol, a call back into JS for every pair and every element, and that cost a
+// depots answer ~270 K instructions, about half of all workerd spends on it; an object
+// costs it ~35 K, and a Headers object, which it copies in C++, nothing more. So a list
+// served a second time (SAME_HEADERS: every answer of a second while the rate-limit
+// headers stand still) goes as a Headers object made from the object once.
 function readAnswerHeaders(a, p, nh) {
   const dv = a.dv, u8 = a.u8, tab = a.hdrs;
-  const headers = [];
+  const headers = {};
   let route = "-", kv = false;
   for (let i = 0; i < nh; i++) {
     const slot = dv.getUint16(p, true), kind = dv.getUint16(p + 2, true);
@@ -452,11 +468,13 @@ function readAnswerHeaders(a, p, nh) {
     if (name.charCodeAt(0) === 58 /* ':' */) {
       if (name === ":route") route = pair[1];
       else if (name === ":kv") kv = true;
+    } else if (headers[name] === undefined) {
+      headers[name] = pair[1]; // shared between responses: the Response constructor only reads it
     } else {
-      headers.push(pair); // shared between responses: the Response constructor only reads it
+      headers[name] += ", " + pair[1]; // a repeated name: as Headers.append joins them
     }
   }
-  a.prevHeaders = headers; a.prevRoute = route; a.prevKV = kv;
+  a.prevHeaders = headers; a.prevHeadersObj = null; a.prevRoute = route; a.prevKV = kv;
 }
 
 // Rate-limit write-behind. core decides which KV operations run and when (kv_pending:
@@ -610,7 +628,7 @@ function answer(method, target, hv, body, env, ctx) {
       if (attempt >= 1) {
         r = {
           status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
-          headers: [["content-type", "application/json; charset=utf-8"], ["cache-control", "no-store"], ["access-control-allow-origin", "*"], ["x-content-type-options", "nosniff"]],
+          headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" },
         };
         break;
       }

@@ -55,6 +55,7 @@ var (
 	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
+	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars    varList
 )
@@ -231,6 +232,10 @@ end
 		answers[e.target] = a
 	}
 	table, _ := json.Marshal(answers)
+	floorWorker, floorWorkerKV, err := floorWorkers(*floorHdrs)
+	if err != nil {
+		return err
+	}
 	floorJS := "const R = " + string(table) + ";\n" + floorWorker
 	os.WriteFile(filepath.Join(*outDir, "floor.mjs"), []byte(floorJS), 0o644)
 	// The cold start's floor holds only the answer it is asked for: the whole table
@@ -351,29 +356,45 @@ func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 	return nil
 }
 
-// floorAnswer is the floor's answer: the bytes recorded for the request's path.
+// floorAnswer is the floor's answer: the bytes recorded for the request's path, with
+// their headers as a Headers object made on the path's first request: the cheapest form
+// workerd's Response constructor takes (it copies it in C++). Until session 20 the floor
+// passed the recorded array of pairs, as the glue did; workerd reads such an array
+// through the JS iterator protocol, which cost a depots answer ~270 K of its ~583 K
+// instructions (an object of name: value ~35 K). -floor-headers pairs keeps that floor.
 const floorAnswer = `    const u = request.url;
     const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
     if (r === undefined) return new Response("not found", { status: 404 });
-    return new Response(r.body, { status: r.status, headers: r.headers });
+    if (r.h === undefined) r.h = FLOOR_HEADERS;
+    return new Response(r.body, { status: r.status, headers: r.h });
   },
 };
 `
 
-const floorWorker = `export default {
+const floorWorkerSrc = `export default {
   fetch(request) {
 ` + floorAnswer
 
 // floorWorkerKV is floorWorker after one KV read of the live inventory, made the way
 // the glue makes an isolate's first (worker/glue.mjs: inventory/latest as an
 // ArrayBuffer, cacheTtl 30), once per isolate.
-const floorWorkerKV = `let read = null;
+const floorWorkerKVSrc = `let read = null;
 export default {
   async fetch(request, env) {
     if (read === null) read = env.INVENTORY.get("inventory/latest", { type: "arrayBuffer", cacheTtl: 30 });
     const blob = await read;
     if (blob === null) return new Response("no inventory in KV", { status: 503 });
 ` + floorAnswer
+
+// floorWorkers returns floorWorker and floorWorkerKV with the floor's headers in the form
+// -floor-headers names.
+func floorWorkers(form string) (string, string, error) {
+	expr, ok := map[string]string{"headers": "new Headers(r.headers)", "object": "Object.fromEntries(r.headers)", "pairs": "r.headers"}[form]
+	if !ok {
+		return "", "", fmt.Errorf("-floor-headers %q: want headers, object or pairs", form)
+	}
+	return strings.Replace(floorWorkerSrc, "FLOOR_HEADERS", expr, 1), strings.Replace(floorWorkerKVSrc, "FLOOR_HEADERS", expr, 1), nil
+}
 
 // The requests instructionsPerCall counts between: the JIT has tiered up well before
 // callsFrom.
