@@ -132,18 +132,26 @@ function views(a) {
 }
 
 // putString writes [u32 len][UTF-8 bytes] at p and returns the next offset. A string
-// longer than PUT_LOOP_MAX (the request target) goes through TextEncoder.encodeInto in
+// longer than PUT_LOOP_MAX (the request's URL) goes through TextEncoder.encodeInto in
 // one call; a short one (the method, an address, an ETag) byte by byte, cheaper than a
 // call into the runtime, and anything not ASCII through encodeInto. Issue 16: under
 // workerd the loop over the target (a slice of request.url) was the glue's largest cost;
 // with encodeInto a search costs workerd 690.2 K instructions instead of 694.1 K
-// (callgrind over workerd, BENCHMARKS.md). Every caller leaves 3 bytes per UTF-16 unit.
+// (callgrind over workerd, BENCHMARKS.md). encodeInto writes into a view kept from the
+// last long string (a.longView, to the end of the request buffer), made again only
+// when the position or the memory changed: with request.url passed whole (no slice,
+// core keeps its path: wire.DecodeRequest), ~4 K instructions a request less in
+// workerd (session 20). Every caller leaves 3 bytes per UTF-16 unit.
 const PUT_LOOP_MAX = 24;
 function putString(a, p, s) {
   const u8 = a.u8, n = s.length;
   let i = 0;
   if (n > PUT_LOOP_MAX) {
-    const w = enc.encodeInto(s, u8.subarray(p + 4, p + 4 + 3 * n)).written;
+    if (a.longAt !== p || a.longView.buffer !== a.buf) {
+      a.longView = u8.subarray(p + 4, a.ptr + a.cap);
+      a.longAt = p;
+    }
+    const w = enc.encodeInto(s, a.longView).written;
     a.dv.setUint32(p, w, true);
     return p + 4 + w;
   }
@@ -163,6 +171,7 @@ function ensure(a, size) {
   if (size > a.cap) {
     a.cap = Math.max(size, 2 * a.cap, 4096);
     a.ptr = a.ex.alloc(a.cap);
+    a.longAt = -1; // putString's view was of the old buffer
   }
   views(a);
   return a.ptr;
@@ -199,6 +208,7 @@ function instantiate(env) {
   const mib = Number(env && env.INSTANCE_MEMORY_MIB);
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
+    longView: null, longAt: -1, // putString's view for long strings
     prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
     renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
@@ -674,8 +684,9 @@ async function post(request, target, env, ctx) {
 
 export default {
   fetch(request, env, ctx) {
-    const url = request.url;
-    const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    // The target is the URL whole: core takes its path and query (wire.DecodeRequest),
+    // and the glue passes it without slicing it (putString says why).
+    const target = request.url;
     const method = request.method;
     if (method === "POST") return post(request, target, env, ctx);
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;

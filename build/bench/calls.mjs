@@ -41,7 +41,8 @@ writeFileSync(join(dir, "glue.mjs"), glue);
 const g = await import(join(dir, "glue.mjs"));
 const a = g.instantiate({ BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "100", SEARCH_MAX_AGE_SECONDS: "10",
   QUOTE_SIGNING_KEYS: "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" });
-const path = routes[route], hv = ["", ""], none = new Uint8Array(0);
+// The target as workerd gives it: request.url whole (the glue passes it so).
+const path = "http://127.0.0.1:8787" + routes[route], hv = ["", ""], none = new Uint8Array(0);
 let ok = 0;
 for (let k = 0; k < n; k++) {
   hv[0] = "2001:db8:" + (k >> 16).toString(16) + ":" + (k & 0xffff).toString(16) + "::1"; // a new /64 each time

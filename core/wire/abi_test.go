@@ -22,6 +22,30 @@ func TestRequestRoundTrip(t *testing.T) {
 	}
 }
 
+// The glue passes request.url whole; DecodeRequest keeps its path and query.
+func TestDecodeRequestTargetOfURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://api.example.com/api/agent/quotes?vehicle_id=5&x=a://b", "/api/agent/quotes?vehicle_id=5&x=a://b"},
+		{"http://127.0.0.1:8787/api/agent/depots", "/api/agent/depots"},
+		{"http://[::1]:8787/", "/"},
+		{"http://host", "/"},
+		{"https://h/a//b:c", "/a//b:c"},
+		{"/api/agent/depots?u=http://x/", "/api/agent/depots?u=http://x/"},
+		{"*", "*"},
+		{"", ""},
+		{"mailto:x", "mailto:x"},
+		{"a:/b", "a:/b"},
+	} {
+		var out Request
+		if err := DecodeRequest(EncodeRequest(nil, &Request{Method: "GET", Target: c.in}), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Target != c.want {
+			t.Errorf("target of %q = %q, want %q", c.in, out.Target, c.want)
+		}
+	}
+}
+
 func TestDecodeRequestRejectsTruncated(t *testing.T) {
 	full := EncodeRequest(nil, &Request{Method: "GET", Target: "/x", Headers: []Header{{"a", "b"}}})
 	for n := 0; n < len(full); n++ {
