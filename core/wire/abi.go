@@ -10,7 +10,7 @@ import (
 // wazero test harness write a request in this form into the module's memory, call the
 // exported handle, and read the response back. All integers are little endian.
 //
-// Request:  u32 len, method | u32 len, target (path?query) | u32 n headers, then n x
+// Request:  u32 len, method | u32 len, target (path?query, or an absolute URL whose path?query is kept) | u32 n headers, then n x
 //           (u32 len, lower-case name | u32 len, value) | u32 len, body
 // Response: u32 total | u16 status | u16 n headers | u32 body offset | n x (u32 len,
 //           name | u32 len, value) | body (from body offset to total)
