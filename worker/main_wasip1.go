@@ -63,14 +63,20 @@ func configure(n uint32) {
 	server = newServer(vars, nowMillis, randomBytes, logLine)
 }
 
+// ensureServer makes the Server with no vars when configure has not run; the exports
+// that answer from it call it first.
+func ensureServer() {
+	if server == nil {
+		server = newServer(nil, nowMillis, randomBytes, logLine)
+	}
+}
+
 // handle answers the request in the alloc buffer and returns the address of the
 // response (the interned ABI form of core/wire/hdrtable.go, valid until the next call).
 //
 //go:wasmexport handle
 func handle(n uint32) uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &req) != nil {
 		req = wire.Request{Method: "GET", Target: "/\x00malformed"}
 	}
@@ -88,9 +94,7 @@ func handle(n uint32) uint32 {
 //
 //go:wasmexport kv_pending
 func kvPending() uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	kvOut = server.KVPending(kvOut[:0])
 	return uint32(uintptr(unsafe.Pointer(&kvOut[0])))
 }
@@ -117,9 +121,7 @@ func kvDone(n uint32) uint32 {
 //
 //go:wasmexport state_save
 func stateSave() uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	stateOut = server.LimitState(append(stateOut[:0], 0, 0, 0, 0))
 	binary.LittleEndian.PutUint32(stateOut, uint32(len(stateOut)-4))
 	stateOut = appendTable(stateOut)
@@ -133,9 +135,7 @@ var stateOut []byte
 //
 //go:wasmexport state_table
 func stateTable() uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	tableOut = appendTable(tableOut[:0])
 	return uint32(uintptr(unsafe.Pointer(&tableOut[0])))
 }
@@ -158,9 +158,7 @@ func appendTable(dst []byte) []byte {
 //
 //go:wasmexport state_load
 func stateLoad(n uint32) uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	if int(n) > len(inbuf) || !server.LoadLimitState(inbuf[:n]) {
 		return 1
 	}
@@ -174,9 +172,7 @@ func stateLoad(n uint32) uint32 {
 //
 //go:wasmexport inventory
 func inventory(n uint32) uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	if int(n) > len(inbuf) {
 		offered = wire.AppendField(offered[:0], "")
 		return 1
@@ -209,9 +205,7 @@ func inventoryVersion() uint32 {
 //
 //go:wasmexport reads_inventory
 func readsInventory(n uint32) uint32 {
-	if server == nil {
-		server = newServer(nil, nowMillis, randomBytes, logLine)
-	}
+	ensureServer()
 	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &req) != nil || server.ReadsInventory(&req) {
 		return 1
 	}
