@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -200,6 +201,49 @@ func TestE2EWorkerd(t *testing.T) {
 					if want.Header(h) != "" && got.Header(h) == "" {
 						t.Errorf("%s %s: no %s header", req.Method, c.Target, h)
 					}
+				}
+			}
+			// One client asking every GET case in turn: its remaining count goes down by one
+			// on every answer the limit counts, so no two answers' lists are the same, and
+			// the glue sends each as the last list's Headers object with the values that
+			// changed set, when its names are the last list's (readAnswerHeaders). Every
+			// answer's headers are the native server's for that case, and the count is exact.
+			repeat := fmt.Sprintf("198.19.%d.1", len(config))
+			prevLeft := -1
+			for _, c := range cases {
+				if (c.Method != "GET" && c.Method != "") || c.Headers["CF-Connecting-IP"] != "" || c.Headers["cf-connecting-ip"] != "" {
+					continue
+				}
+				req := c.request(repeat)
+				got := d.do(t, req)
+				w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
+				want, err := wire.DecodeResponse(nativeDo(w, &req))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status != want.Status {
+					t.Errorf("GET %s from a client asking again: workerd %d, native %d", c.Target, got.Status, want.Status)
+					continue
+				}
+				for _, h := range want.Headers {
+					if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
+						continue
+					}
+					if g := got.Header(h.Name); g != h.Value {
+						t.Errorf("GET %s from a client asking again: header %s = %q, native %q", c.Target, h.Name, g, h.Value)
+					}
+				}
+				left, err := strconv.Atoi(got.Header("x-ratelimit-remaining"))
+				reset := got.Header("x-ratelimit-reset")
+				switch {
+				case err != nil || got.Header("ratelimit") != fmt.Sprintf(`"default";r=%d;t=%s`, left, reset):
+					t.Errorf("GET %s from a client asking again: remaining %q, RateLimit %q, reset %q", c.Target, got.Header("x-ratelimit-remaining"), got.Header("ratelimit"), reset)
+				case want.Header("x-ratelimit-remaining") != "99":
+					// an answer the limit does not count (a new client's count is not 99 after it)
+				case prevLeft >= 0 && left != prevLeft-1 && left != 99:
+					t.Errorf("GET %s from a client asking again: remaining %d after %d (not one less, nor a new window's 99)", c.Target, left, prevLeft)
+				default:
+					prevLeft = left
 				}
 			}
 			// The same request from new clients, back to back: the glue passes the first

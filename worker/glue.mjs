@@ -209,7 +209,7 @@ function instantiate(env) {
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
     longView: null, longAt: -1, // putString's view for long strings
-    prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
+    prevList: null, prevSimple: false, prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
     renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
   a.ex._initialize();
@@ -427,14 +427,12 @@ function call(a, method, target, hv, reqBody) {
   const nhw = dv.getUint16(ptr + 6, true);
   const bodyOff = dv.getUint32(ptr + 8, true);
   // SAME_HEADERS: the previous answer's headers, pair for pair (core/wire/hdrtable.go),
-  // so its list serves again
+  // so its list serves again: from its second use on, as a Headers object made once
+  // (readAnswerHeaders says why).
   let headers;
-  if ((nhw & SAME_HEADERS) === 0 || a.prevHeaders === null) {
-    readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
-    headers = a.prevHeaders;
+  if ((nhw & SAME_HEADERS) === 0 || a.prevList === null) {
+    headers = readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
   } else {
-    // The same list again: from its second use on, a Headers object made once
-    // (readAnswerHeaders says why).
     headers = a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
   }
   const route = a.prevRoute, kv = a.prevKV;
@@ -445,46 +443,82 @@ function call(a, method, target, hv, reqBody) {
   return { status, headers, body, route, kv };
 }
 
-// readAnswerHeaders reads nh interned header entries from p into a.prevHeaders (and the
-// route and kv metadata), updating the table: the list SAME_HEADERS refers to next.
+// readAnswerHeaders reads nh interned header entries from p, updating the table, and
+// returns what the Response constructor gets: the list SAME_HEADERS refers to next
+// (a.prevList), with the route and kv metadata.
 //
-// The list is an object (name: value), not an array of pairs (session 20, issue 16):
+// The list goes as an object (name: value), not an array of pairs (session 20, issue 16):
 // workerd's Response constructor reads an array of pairs through the JS iterator
 // protocol, a call back into JS for every pair and every element, and that cost a
 // depots answer ~270 K instructions, about half of all workerd spends on it; an object
 // costs it ~35 K, and a Headers object, which it copies in C++, nothing more. So a list
 // served a second time (SAME_HEADERS: every answer of a second while the rate-limit
 // headers stand still) goes as a Headers object made from the object once.
+//
+// A list with the same names in the same places as the last one, some values changed
+// (one client asking again: its remaining count and reset go down on every answer),
+// goes as the last list's Headers object with only those values set (session 21): a
+// set is a call into the runtime, a few K instructions, where a new object costs ~35 K.
+// The Response constructor copied the object's headers, so changing it after changes
+// no answer already made.
 function readAnswerHeaders(a, p, nh) {
   const dv = a.dv, u8 = a.u8, tab = a.hdrs;
-  const headers = {};
-  let route = "-", kv = false;
+  const list = new Array(nh);
   for (let i = 0; i < nh; i++) {
     const slot = dv.getUint16(p, true), kind = dv.getUint16(p + 2, true);
     p += 4;
-    let pair;
     if (kind === ENTRY_HIT) {
-      pair = tab[slot];
+      list[i] = tab[slot];
     } else {
       const nl = dv.getUint32(p, true);
       const name = ascii(u8, p + 4, p + 4 + nl);
       p += 4 + nl;
       const vl = dv.getUint32(p, true);
-      pair = [name, ascii(u8, p + 4, p + 4 + vl)];
+      const pair = [name, ascii(u8, p + 4, p + 4 + vl)];
       p += 4 + vl;
       if (kind === ENTRY_STORE) tab[slot] = pair;
+      list[i] = pair;
     }
-    const name = pair[0];
+  }
+  const prev = a.prevList;
+  a.prevList = list;
+  if (prev !== null && a.prevSimple && prev.length === nh) {
+    let i = 0;
+    for (; i < nh; i++) if (list[i] !== prev[i] && list[i][0] !== prev[i][0]) break;
+    if (i === nh) { // the same names in the same places: set what changed
+      const h = a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
+      for (i = 0; i < nh; i++) {
+        const pair = list[i];
+        if (pair === prev[i] || pair[1] === prev[i][1]) continue;
+        if (pair[0].charCodeAt(0) === 58 /* ':' */) setMeta(a, pair);
+        else h.set(pair[0], pair[1]);
+      }
+      return h;
+    }
+  }
+  const headers = {};
+  let simple = true;
+  a.prevRoute = "-"; a.prevKV = false;
+  for (let i = 0; i < nh; i++) {
+    const pair = list[i], name = pair[0];
     if (name.charCodeAt(0) === 58 /* ':' */) {
-      if (name === ":route") route = pair[1];
-      else if (name === ":kv") kv = true;
+      setMeta(a, pair);
     } else if (headers[name] === undefined) {
       headers[name] = pair[1]; // shared between responses: the Response constructor only reads it
     } else {
       headers[name] += ", " + pair[1]; // a repeated name: as Headers.append joins them
+      simple = false; // a set would replace the joined values: this list is not set in place
     }
   }
-  a.prevHeaders = headers; a.prevHeadersObj = null; a.prevRoute = route; a.prevKV = kv;
+  a.prevHeaders = headers; a.prevHeadersObj = null; a.prevSimple = simple;
+  return headers;
+}
+
+// setMeta takes a pseudo-header of the answer's list: the route's name for the log
+// line, and whether rate-limit KV work is due.
+function setMeta(a, pair) {
+  if (pair[0] === ":route") a.prevRoute = pair[1];
+  else if (pair[0] === ":kv") a.prevKV = pair[1] !== "0";
 }
 
 // Rate-limit write-behind. core decides which KV operations run and when (kv_pending:
