@@ -164,6 +164,31 @@ func comparable(b []byte) string {
 	return volatileEscaped.ReplaceAllString(s, `"quoteId":"<id>","expiresAt":"<time>"`)
 }
 
+// nativeAnswer is req's answer from a native server of its own (a fresh rate-limit count).
+func nativeAnswer(t *testing.T, vars []wire.Header, req wire.Request) wire.DecodedResponse {
+	t.Helper()
+	w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
+	want, err := wire.DecodeResponse(nativeDo(w, &req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// sameHeaders reports each of want's headers that got lacks or has with another value,
+// but the metadata (":") and the rate-limit headers, which depend on the client's count.
+func sameHeaders(t *testing.T, what string, got, want wire.DecodedResponse) {
+	t.Helper()
+	for _, h := range want.Headers {
+		if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
+			continue
+		}
+		if g := got.Header(h.Name); g != h.Value {
+			t.Errorf("%s: header %s = %q, native %q", what, h.Name, g, h.Value)
+		}
+	}
+}
+
 func TestE2EWorkerd(t *testing.T) {
 	if !*e2e {
 		t.Skip("the end-to-end tests run with -e2e (make test)")
@@ -177,11 +202,7 @@ func TestE2EWorkerd(t *testing.T) {
 				ip := fmt.Sprintf("198.18.%d.%d", len(config), i+1) // its own rate-limit count
 				req := c.request(ip)
 				got := d.do(t, req)
-				w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
-				want, err := wire.DecodeResponse(nativeDo(w, &req))
-				if err != nil {
-					t.Fatal(err)
-				}
+				want := nativeAnswer(t, vars, req)
 				if got.Status != c.Status || got.Status != want.Status {
 					t.Errorf("%s %s: workerd %d, native %d, case wants %d; body %s", req.Method, c.Target, got.Status, want.Status, c.Status, got.Body)
 					continue
@@ -189,14 +210,7 @@ func TestE2EWorkerd(t *testing.T) {
 				if comparable(got.Body) != comparable(want.Body) {
 					t.Errorf("%s %s: body differs:\n--- workerd\n%s\n--- native\n%s", req.Method, c.Target, got.Body, want.Body)
 				}
-				for _, h := range want.Headers {
-					if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
-						continue
-					}
-					if g := got.Header(h.Name); g != h.Value {
-						t.Errorf("%s %s: header %s = %q, native %q", req.Method, c.Target, h.Name, g, h.Value)
-					}
-				}
+				sameHeaders(t, req.Method+" "+c.Target, got, want)
 				for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
 					if want.Header(h) != "" && got.Header(h) == "" {
 						t.Errorf("%s %s: no %s header", req.Method, c.Target, h)
@@ -216,23 +230,12 @@ func TestE2EWorkerd(t *testing.T) {
 				}
 				req := c.request(repeat)
 				got := d.do(t, req)
-				w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
-				want, err := wire.DecodeResponse(nativeDo(w, &req))
-				if err != nil {
-					t.Fatal(err)
-				}
+				want := nativeAnswer(t, vars, req)
 				if got.Status != want.Status {
 					t.Errorf("GET %s from a client asking again: workerd %d, native %d", c.Target, got.Status, want.Status)
 					continue
 				}
-				for _, h := range want.Headers {
-					if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
-						continue
-					}
-					if g := got.Header(h.Name); g != h.Value {
-						t.Errorf("GET %s from a client asking again: header %s = %q, native %q", c.Target, h.Name, g, h.Value)
-					}
-				}
+				sameHeaders(t, "GET "+c.Target+" from a client asking again", got, want)
 				left, err := strconv.Atoi(got.Header("x-ratelimit-remaining"))
 				reset := got.Header("x-ratelimit-reset")
 				switch {
