@@ -433,7 +433,7 @@ function call(a, method, target, hv, reqBody) {
   if ((nhw & SAME_HEADERS) === 0 || a.prevList === null) {
     headers = readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
   } else {
-    headers = a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
+    headers = keptHeaders(a);
   }
   const route = a.prevRoute, kv = a.prevKV;
   const nullBody = status === 204 || status === 304 || method === "HEAD";
@@ -486,7 +486,7 @@ function readAnswerHeaders(a, p, nh) {
     let i = 0;
     for (; i < nh; i++) if (list[i] !== prev[i] && list[i][0] !== prev[i][0]) break;
     if (i === nh) { // the same names in the same places: set what changed
-      const h = a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
+      const h = keptHeaders(a);
       for (i = 0; i < nh; i++) {
         const pair = list[i];
         if (pair === prev[i] || pair[1] === prev[i][1]) continue;
@@ -512,6 +512,12 @@ function readAnswerHeaders(a, p, nh) {
   }
   a.prevHeaders = headers; a.prevHeadersObj = null; a.prevSimple = simple;
   return headers;
+}
+
+// keptHeaders returns the last list as a Headers object, made from its object on first
+// use (a.prevHeadersObj, when set, is always the last list's: readAnswerHeaders keeps it so).
+function keptHeaders(a) {
+  return a.prevHeadersObj ?? (a.prevHeadersObj = new Headers(a.prevHeaders));
 }
 
 // setMeta takes a pseudo-header of the answer's list: the route's name for the log
