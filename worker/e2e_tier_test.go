@@ -45,28 +45,11 @@ func TestE2ETierSettle(t *testing.T) {
 	if !*e2e {
 		t.Skip("needs -e2e (make test)")
 	}
-	root, _ := filepath.Abs("..")
-	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no workerd binary (npm install): %v", err)
-	}
-	dir := t.TempDir()
-	for _, f := range []string{"worker.mjs", "app.wasm"} {
-		b, err := os.ReadFile(filepath.Join(root, "build", f))
-		if err != nil {
-			t.Fatalf("%v (make build)", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin, dir := bundleDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "tier.mjs"), []byte(tierWrapper), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var bindings []string
-	for _, v := range wranglerVars(t) {
-		bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(v.Name), strconv.Quote(v.Value)))
-	}
+	bindings := varBindings(t, nil)
 	port := freePort(t)
 	config := `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (

@@ -75,17 +75,17 @@ func waitListening(t *testing.T, d *devServer, port int) {
 	}
 }
 
-// startWorkerdWithKV runs the shipped bundle on raw workerd with the KV namespace
-// binding bound to the KV service at kvAddr (host:port) and vars over wrangler.toml's,
-// and waits for its socket (the first request is the test's own).
-func startWorkerdWithKV(t *testing.T, binding, kvAddr string, vars map[string]string) *devServer {
+// bundleDir returns the workerd binary wrangler ships (skipping the test without it)
+// and a temporary folder holding a copy of the built bundle (build/worker.mjs and
+// build/app.wasm).
+func bundleDir(t *testing.T) (bin, dir string) {
 	t.Helper()
 	root, _ := filepath.Abs("..")
-	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
+	bin = filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
 	if _, err := os.Stat(bin); err != nil {
 		t.Skipf("no workerd binary (npm install): %v", err)
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for _, f := range []string{"worker.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", f))
 		if err != nil {
@@ -95,12 +95,29 @@ func startWorkerdWithKV(t *testing.T, binding, kvAddr string, vars map[string]st
 			t.Fatal(err)
 		}
 	}
+	return bin, dir
+}
+
+// varBindings returns wrangler.toml's [vars] as workerd text bindings, but those named
+// in over (which the caller binds itself).
+func varBindings(t *testing.T, over map[string]string) []string {
+	t.Helper()
 	var bindings []string
 	for _, v := range wranglerVars(t) {
-		if _, ok := vars[v.Name]; !ok {
+		if _, ok := over[v.Name]; !ok {
 			bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(v.Name), strconv.Quote(v.Value)))
 		}
 	}
+	return bindings
+}
+
+// startWorkerdWithKV runs the shipped bundle on raw workerd with the KV namespace
+// binding bound to the KV service at kvAddr (host:port) and vars over wrangler.toml's,
+// and waits for its socket (the first request is the test's own).
+func startWorkerdWithKV(t *testing.T, binding, kvAddr string, vars map[string]string) *devServer {
+	t.Helper()
+	bin, dir := bundleDir(t)
+	bindings := varBindings(t, vars)
 	for k, v := range vars {
 		bindings = append(bindings, fmt.Sprintf("(name = %s, text = %s)", strconv.Quote(k), strconv.Quote(v)))
 	}
