@@ -254,7 +254,7 @@ func TestWasmMalformedABI(t *testing.T) {
 		if i%10 == 0 {
 			n += uint32(g.IntN(1 << 20)) // a length past the buffer
 		}
-		res, err := a.handle.Call(ctx, uint64(n))
+		res, err := a.handle.Call(ctx, uint64(n), 0)
 		if err != nil {
 			t.Fatalf("buffer %x (n %d): the module trapped: %v", buf, n, err)
 		}

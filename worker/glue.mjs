@@ -413,10 +413,9 @@ async function inventoryRefresh(env, first) {
 // under way it returns a promise that settles when the read ends or
 // INVENTORY_FIRST_WAIT_MS have passed, whichever is first (every request of that
 // window that reads the bookings awaits it, not only the first); after, null.
-function inventoryTick(env, ctx) {
+function inventoryTick(env, ctx, now) {
   if (!env || !env.INVENTORY) return null;
-  if (inv.pending !== null) return inv.ready; // a read is under way: no clock
-  const now = Date.now();
+  if (inv.pending !== null) return inv.ready; // a read is under way
   if (now < inv.next) return null; // inv.ready is null once the first read ended
   const first = inv.next === 0; // no read has started yet
   const every = Number(env.INVENTORY_REFRESH_SECONDS);
@@ -461,10 +460,11 @@ function ascii(u8, p, end) {
   return end - p <= 4096 ? String.fromCharCode.apply(null, u8.subarray(p, end)) : latin1.decode(u8.subarray(p, end));
 }
 
-// call runs one request through the module and reads the response back.
-function call(a, method, target, hv, reqBody) {
+// call runs one request through the module and reads the response back. now (Date.now())
+// goes with it: the module reads no clock of its own on a request (main_wasip1.go: handle).
+function call(a, method, target, hv, reqBody, now) {
   const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody, hv.length);
-  const ptr = a.ex.handle(n);
+  const ptr = a.ex.handle(n, now);
   views(a); // memory may have grown during the call
   const dv = a.dv, u8 = a.u8;
   const total = dv.getUint32(ptr, true);
@@ -710,12 +710,12 @@ async function readBody(request) {
 // isolate's first inventory read
 // (issue 16: an async fetch costs every request a promise and a microtask turn in
 // workerd, as much CPU as the module's whole handle).
-function answer(method, target, hv, body, env, ctx) {
+function answer(method, target, hv, body, env, ctx, now) {
   let r;
   for (let attempt = 0; ; attempt++) {
     try {
       if (app === null) app = instantiate(env);
-      r = call(app, method, target, hv, body);
+      r = call(app, method, target, hv, body, now);
       break;
     } catch (err) {
       app = null; // a trap leaves the instance unusable: the next call starts afresh
@@ -761,11 +761,11 @@ async function post(request, target, env, ctx) {
     if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
     return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
   }
-  const ready = inventoryTick(env, ctx); // the MCP endpoint's tools search: it waits
+  const ready = inventoryTick(env, ctx, Date.now()); // the MCP endpoint's tools search: it waits
   if (ready !== null) await ready;
   // The headers are read after the last await: while it waited, another request may
   // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
-  return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx);
+  return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx, Date.now());
 }
 
 export default {
@@ -776,10 +776,11 @@ export default {
     const method = request.method;
     if (method === "POST") return post(request, target, env, ctx);
     const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
-    const ready = inventoryTick(env, ctx);
+    const now = Date.now(); // the inventory's schedule and the module's clock alike
+    const ready = inventoryTick(env, ctx, now);
     if (ready !== null && readsInventory(method, target, env)) { // the isolate's first inventory read is under way
-      return ready.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx));
+      return ready.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, Date.now()));
     }
-    return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx);
+    return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, now);
   },
 };

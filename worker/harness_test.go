@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -300,8 +301,15 @@ func (a *wasmApp) write(t testing.TB, b []byte) uint32 {
 // ABI form (Encode's, as native answers): read through the app's header table.
 func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 	t.Helper()
+	return a.doAt(t, req, 0)
+}
+
+// doAt is do with the clock handle takes from the glue (unix ms; 0: none, the module
+// reads WASI's clock).
+func (a *wasmApp) doAt(t testing.TB, req *wire.Request, nowMs float64) []byte {
+	t.Helper()
 	n := a.write(t, wire.EncodeRequest(nil, req))
-	res, err := a.handle.Call(context.Background(), uint64(n))
+	res, err := a.handle.Call(context.Background(), uint64(n), wapi.EncodeF64(nowMs))
 	if err != nil {
 		t.Fatalf("handle %s %s: %v (stderr: %s)", req.Method, req.Target, err, a.stderr)
 	}
@@ -310,6 +318,35 @@ func (a *wasmApp) do(t testing.TB, req *wire.Request) []byte {
 		t.Fatalf("handle %s %s: %v", req.Method, req.Target, err)
 	}
 	return out
+}
+
+// TestWasmHandleClock: handle answers at the clock the glue passes with the request
+// (a quote's expiresAt is now + QUOTE_TTL_SECONDS, the rate limit's window starts at
+// it), and at WASI's clock when it passes none or a value that is no clock.
+func TestWasmHandleClock(t *testing.T) {
+	a := newWasmApp(t, wranglerVars(t), fixedNow) // QUOTE_TTL_SECONDS 1800
+	target := "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5"
+	given := fixedNow + 90*60*1000 + 250 // 01:30:00.250 on the wazero clock's day
+	for i, c := range []struct {
+		now     float64
+		expires string
+	}{
+		{float64(given), "2026-11-22T02:00:00Z"},
+		{0, "2026-11-22T00:30:00Z"},
+		{math.NaN(), "2026-11-22T00:30:00Z"},
+		{-5, "2026-11-22T00:30:00Z"},
+		{float64(given) + 0.5, "2026-11-22T00:30:00Z"},
+		{1e300, "2026-11-22T00:30:00Z"},
+	} {
+		req := &wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: fmt.Sprintf("203.0.113.%d", i+1)}}}
+		d, err := wire.DecodeResponse(a.doAt(t, req, c.now))
+		if err != nil || d.Status != 200 {
+			t.Fatalf("now %v: status %d, %v: %s", c.now, d.Status, err, d.Body)
+		}
+		if want := `"expiresAt":"` + c.expires + `"`; !strings.Contains(string(d.Body), want) {
+			t.Errorf("now %v: want %s in %s", c.now, want, d.Body)
+		}
+	}
 }
 
 // read expands the interned response at ptr (core/wire/hdrtable.go) into the plain form.

@@ -71,7 +71,7 @@ func TestWasmChurnMemoryFlat(t *testing.T) {
 			mem.Write(buf, in)
 		}
 		mem.Write(buf+uint32(at), hex[:])
-		out, err := a.handle.Call(ctx, uint64(len(in)))
+		out, err := a.handle.Call(ctx, uint64(len(in)), 0)
 		if err != nil {
 			t.Fatalf("request %d: %v (stderr %s)", i, err, a.stderr)
 		}

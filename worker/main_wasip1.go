@@ -73,9 +73,17 @@ func ensureServer() {
 
 // handle answers the request in the alloc buffer and returns the address of the
 // response (the interned ABI form of core/wire/hdrtable.go, valid until the next call).
+// now is the host's clock in unix ms (Date.now() in the glue), a float64 because a JS
+// number passes as one without a BigInt; anything but a whole number of ms from 1 to
+// 2^53 (a caller that passes none: NaN or 0) leaves the module to read the clock
+// itself (nowMillis). Issue 16: reading it through WASI's clock_time_get, a call out of
+// wasm into the glue on every request, cost workerd ~1 us of a quote's CPU (perf).
 //
 //go:wasmexport handle
-func handle(n uint32) uint32 {
+func handle(n uint32, now float64) uint32 {
+	if now >= 1 && now <= 1<<53 && now == float64(int64(now)) {
+		givenNow = int64(now)
+	}
 	ensureServer()
 	if int(n) > len(inbuf) || wire.DecodeRequest(inbuf[:n], &req) != nil {
 		req = wire.Request{Method: "GET", Target: "/\x00malformed"}
@@ -84,6 +92,7 @@ func handle(n uint32) uint32 {
 		trapHook(&req)
 	}
 	server.Handle(&req, &resp)
+	givenNow = 0 // a trap before here discards the instance (the glue makes a fresh one)
 	out := resp.EncodeInterned(&hdrTab)
 	return uint32(uintptr(unsafe.Pointer(&out[0])))
 }
@@ -215,7 +224,12 @@ func readsInventory(n uint32) uint32 {
 // nowMillis reads the host's realtime clock (Date.now() in the Worker) straight from
 // WASI: TinyGo's time.Now passes a pointer to a local to clock_time_get, which makes
 // that local a heap allocation on every call; a package-level result slot does not.
+//
+// During handle, the clock the glue passed with the request (givenNow) instead.
 func nowMillis() int64 {
+	if givenNow != 0 {
+		return givenNow
+	}
 	if clockTimeGet(0, 1000, unsafe.Pointer(&clockNow)) != 0 {
 		return time.Now().UnixMilli()
 	}
@@ -223,6 +237,9 @@ func nowMillis() int64 {
 }
 
 var clockNow uint64
+
+// givenNow is handle's now while it runs (0: none given).
+var givenNow int64
 
 //go:wasmimport wasi_snapshot_preview1 clock_time_get
 func clockTimeGet(id uint32, precision uint64, out unsafe.Pointer) uint32

@@ -22,7 +22,7 @@ func benchWasmStatus(b *testing.B, target string, status uint16) {
 	in := wire.EncodeRequest(nil, &req)
 	n := a.write(b, in)
 	ctx := context.Background()
-	if res, err := a.handle.Call(ctx, uint64(n)); err != nil {
+	if res, err := a.handle.Call(ctx, uint64(n), 0); err != nil {
 		b.Fatal(err)
 	} else if st, _ := a.mod.Memory().ReadUint16Le(uint32(res[0]) + 4); st != status {
 		b.Fatalf("%s: status %d", target, st)
@@ -44,7 +44,7 @@ func benchWasmStatus(b *testing.B, target string, status uint16) {
 		in[len(in)-5] = byte('0' + i/64%10) // ten clients, in turns
 		if i == b.N-1 {
 			b.StopTimer()
-			res, _ := a.handle.Call(ctx, uint64(n))
+			res, _ := a.handle.Call(ctx, uint64(n), 0)
 			if st, _ := a.mod.Memory().ReadUint16Le(uint32(res[0]) + 4); st != status {
 				b.Fatalf("%s: the last answer was %d, want %d", target, st, status)
 			}
@@ -52,7 +52,7 @@ func benchWasmStatus(b *testing.B, target string, status uint16) {
 		}
 		a.mod.Memory().Write(uint32(0), nil)
 		a.write(b, in)
-		if _, err := a.handle.Call(ctx, uint64(n)); err != nil {
+		if _, err := a.handle.Call(ctx, uint64(n), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -46,7 +46,7 @@ const path = "http://127.0.0.1:8787" + routes[route], hv = ["", ""], none = new 
 let ok = 0;
 for (let k = 0; k < n; k++) {
   hv[0] = "2001:db8:" + (k >> 16).toString(16) + ":" + (k & 0xffff).toString(16) + "::1"; // a new /64 each time
-  if (g.call(a, "GET", path, hv, none).status === 200) ok++;
+  if (g.call(a, "GET", path, hv, none, Date.now()).status === 200) ok++;
 }
 if (ok !== n) {
   console.error(route + ": " + (n - ok) + " of " + n + " answers were not 200");
