@@ -100,7 +100,7 @@ function settle(ctx) {
 // clock and random bytes are real.
 function wasi(state) {
   const EBADF = 8, ENOSYS = 52;
-  let dv = null; // re-made only after memory grew (clock_time_get runs on every request)
+  let dv = null; // re-made only after memory grew
   const view = () => (dv !== null && dv.buffer === state.mem.buffer ? dv : (dv = new DataView(state.mem.buffer)));
   const lines = { 1: "", 2: "" };
   return {
@@ -129,9 +129,9 @@ function wasi(state) {
       for (let i = 0; i < len; i += 65536) crypto.getRandomValues(u8.subarray(i, Math.min(len, i + 65536)));
       return 0;
     },
-    // Nanoseconds as two 32-bit halves, exact in doubles (ms < 2^44, lo * 1e6 < 2^52):
-    // the module reads the clock on every request, and BigInt arithmetic allocated two
-    // BigInts for it (~0.3 us a request in V8).
+    // Nanoseconds as two 32-bit halves, exact in doubles (ms < 2^44, lo * 1e6 < 2^52),
+    // without BigInt arithmetic (two BigInts a call). A request's clock comes with it
+    // (call: handle(n, now)); this serves the rate limiter's KV schedule and start-up.
     clock_time_get(id, precision, out) {
       const ms = Date.now(), dv = view();
       const lo = ms % 4294967296, l = lo * 1000000, ll = l % 4294967296;

@@ -56,6 +56,7 @@ var (
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
 	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
+	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before an endpoint's rows when either's RSS is over this many MB (0: never)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars    varList
 )
@@ -275,20 +276,23 @@ const config :Workerd.Config = (
 		wasms[0], fileSize(wasms[0]), gzSize(wasms[0]), fileSize(workerJS)+fileSize(wasms[0]), gzSize(workerJS, wasms[0]))
 	if *colds > 0 {
 		if err := coldStarts(&report, workerd, appConf, floorConf, appPort, floorPort, wasms[0]); err != nil {
-			return err
+			return partial(&report, err)
 		}
 	}
 	if *instrN > 0 {
 		if err := servedInstructions(&report, workerd, appConf, floorConf, *instrN); err != nil {
-			return err
+			return partial(&report, err)
 		}
 	}
 	if *rounds > 0 {
 		if err := loadTable(&report, app, floor, lua); err != nil {
-			return err
+			return partial(&report, err)
 		}
 	}
 	if *soakN > 0 {
+		if err := boundRSS(app, floor, "the memory soak"); err != nil {
+			return partial(&report, err)
+		}
 		// The floor's workerd too: workerd's own RSS grows over such a run (session 13:
 		// the floor's from 56 to 1,014 MB from a fresh start), so the project's figure
 		// means something only beside it.
@@ -300,7 +304,7 @@ const config :Workerd.Config = (
 			rss0 := s.srv.rss()
 			n, errs, maxLat, err := sequential(s.srv, endpoints, *soakN)
 			if err != nil {
-				return err
+				return partial(&report, err)
 			}
 			fmt.Fprintf(&report, "memory, %s: workerd RSS %.1f MB before and %.1f MB after %d more requests at one connection (%d errors; slowest %.1f ms)\n",
 				s.name, float64(rss0)/1024, float64(s.srv.rss())/1024, n, errs, maxLat.Seconds()*1000)
@@ -320,6 +324,9 @@ func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 			continue
 		}
 		for _, cs := range strings.Split(*conns, ",") {
+			if err := boundRSS(app, floor, e.name+" c"+cs); err != nil {
+				return err
+			}
 			c, _ := strconv.Atoi(cs)
 			var pa, pf []result
 			var ratios []float64
@@ -519,6 +526,9 @@ type server struct {
 	base        string
 	cmd         *exec.Cmd
 	firstAnswer time.Duration
+	workerd     string // how it was started: restart starts it so again
+	conf, path  string
+	port        int
 }
 
 func start(workerd, conf string, port int) (*server, error) {
@@ -534,7 +544,7 @@ func startAt(workerd, conf string, port int, path string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, workerd: workerd, conf: conf, path: path, port: port}
 	for time.Since(t0) < 20*time.Second {
 		resp, err := http.Get(s.base + path)
 		if err == nil {
@@ -548,6 +558,47 @@ func startAt(workerd, conf string, port int, path string) (*server, error) {
 	}
 	s.stop()
 	return nil, fmt.Errorf("%s: no answer in 20 s", conf)
+}
+
+// partial prints what report holds when a later phase fails (a failed run still shows
+// what it measured), and returns err.
+func partial(report *strings.Builder, err error) error {
+	if report.Len() > 0 {
+		fmt.Print(report.String())
+		fmt.Println("(the run stopped here: the figures above are what it measured)")
+	}
+	return err
+}
+
+// boundRSS restarts both workerds when either's RSS is over -max-rss. workerd keeps
+// much of what the largest calendar's 476 KB answers take: the floor's process grew
+// ~2.5 GB in 15 s of them at 20 connections (session 23), and a run whose processes
+// outgrew the machine's 24 GB stalled both in its last rounds. Both processes start
+// afresh alike, so the pair stays comparable; stderr says so, naming what comes next.
+func boundRSS(app, floor *server, next string) error {
+	limit := *maxRSS * 1024
+	if limit <= 0 || (app.rss() <= limit && floor.rss() <= limit) {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "before %s: workerd RSS project %.0f MB, floor %.0f MB, over -max-rss %d MB: both restarted\n",
+		next, float64(app.rss())/1024, float64(floor.rss())/1024, *maxRSS)
+	for _, s := range []*server{app, floor} {
+		if err := s.restart(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restart stops s and starts the same workerd again in its place (a fresh process).
+func (s *server) restart() error {
+	s.stop()
+	n, err := startAt(s.workerd, s.conf, s.port, s.path)
+	if err != nil {
+		return err
+	}
+	*s = *n
+	return nil
 }
 
 // stop ends workerd by PID: it ignores SIGINT when detached, so SIGTERM, then SIGKILL.
