@@ -56,7 +56,7 @@ var (
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
 	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
-	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before an endpoint's rows when either's RSS is over this many MB (0: never)")
+	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before each block of load rows (an endpoint at a connection count) and before the memory soak when either's RSS is over this many MB (0: never)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars    varList
 )
