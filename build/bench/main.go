@@ -576,12 +576,12 @@ func partial(report *strings.Builder, err error) error {
 // outgrew the machine's 24 GB stalled both in its last rounds. Both processes start
 // afresh alike, so the pair stays comparable; stderr says so, naming what comes next.
 func boundRSS(app, floor *server, next string) error {
-	limit := *maxRSS * 1024
-	if limit <= 0 || (app.rss() <= limit && floor.rss() <= limit) {
+	limit, pa, pf := *maxRSS*1024, app.rss(), floor.rss()
+	if limit <= 0 || (pa <= limit && pf <= limit) {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "before %s: workerd RSS project %.0f MB, floor %.0f MB, over -max-rss %d MB: both restarted\n",
-		next, float64(app.rss())/1024, float64(floor.rss())/1024, *maxRSS)
+		next, float64(pa)/1024, float64(pf)/1024, *maxRSS)
 	for _, s := range []*server{app, floor} {
 		if err := s.restart(); err != nil {
 			return err
