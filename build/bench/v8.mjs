@@ -17,7 +17,8 @@
 //   init         _initialize + configure         (Go package init, the server)
 //   handle       the module's share of the first request (handle: V8 compiles each
 //                function on its first call, so this is mostly compiling)
-//   first        the whole first fetch after init (glue + module + Node's Request)
+//   first        the whole first fetch after init (glue + module + Node's Request;
+//                Node's own code for it loaded before: coldOne)
 // Then the steady state: us per fetch for a few routes, every request from a new client.
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { spawnSync } from "node:child_process";
