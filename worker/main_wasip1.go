@@ -176,8 +176,9 @@ func stateLoad(n uint32) uint32 {
 
 // inventory takes a new inventory, the blob of rental.Catalog.DecodeInventory (n bytes
 // in the alloc buffer), and serves it from the next request on. It returns 0 when the
-// blob was taken, 1 when it was refused (the inventory serving is kept); either way it
-// logs one line saying which version serves. The glue calls it between requests.
+// blob was taken, 1 when it was refused (the inventory serving is kept). A refusal is
+// logged, and so is a live version replacing another (setInventory says why an isolate's
+// first live version is not). The glue calls it between requests.
 //
 //go:wasmexport inventory
 func inventory(n uint32) uint32 {
