@@ -45,16 +45,33 @@ func errorLine(msg string) string {
 // version serving. Issue 16 (session 24): an isolate's first console.log costs workerd
 // ~1.5 M instructions (1.1 M of them the runtime's own), 1.3% of a cold start whose
 // first request is a search, and that line was on its path.
+//
+// The two log lines are made out of line (V8 compiles the inventory export whole, with
+// what is inlined into it, when an isolate takes its first live inventory).
 func setInventory(s *api.Server, blob []byte, logf func(string)) (uint32, string) {
 	was := s.InventoryVersion()
 	if err := s.SetInventory(blob); err != nil {
-		v := rental.InventoryVersion(blob)
-		logf(errorLine("inventory " + v + " refused, still serving " + was + ": " + err.Error()))
-		return 1, v
+		return 1, logRefused(blob, was, err, logf)
 	}
 	v := s.InventoryVersion()
 	if v != was && !strings.HasPrefix(was, "bundled-") {
-		logf(`{"level":"info","msg":"inventory ` + v + ` serving, was ` + was + `"}`)
+		logChanged(v, was, logf)
 	}
 	return 0, v
+}
+
+// logRefused logs a refused blob and returns its version.
+//
+//go:noinline
+func logRefused(blob []byte, was string, err error, logf func(string)) string {
+	v := rental.InventoryVersion(blob)
+	logf(errorLine("inventory " + v + " refused, still serving " + was + ": " + err.Error()))
+	return v
+}
+
+// logChanged logs a live version replacing another.
+//
+//go:noinline
+func logChanged(v, was string, logf func(string)) {
+	logf(`{"level":"info","msg":"inventory ` + v + ` serving, was ` + was + `"}`)
 }

@@ -167,6 +167,48 @@ func (r *blobReader) fail(format string, args ...any) {
 	}
 }
 
+// failInts is fail with the first n of a, b, c as its arguments. DecodeInventory's
+// checks call it, not fail: a call to fail boxes its arguments where it is made, and
+// DecodeInventory is compiled inline into the module's inventory export, which V8
+// compiles whole when an isolate takes its first live inventory, on the path of a
+// first search (issue 16, session 24: the export was 3,847 bytes, 25 of its calls
+// allocations). Out of line, the boxing is compiled only when a blob is refused.
+//
+//go:noinline
+func (r *blobReader) failInts(format string, n int, a, b, c int64) {
+	switch n {
+	case 0:
+		r.fail(format)
+	case 1:
+		r.fail(format, a)
+	case 2:
+		r.fail(format, a, b)
+	default:
+		r.fail(format, a, b, c)
+	}
+}
+
+// failFleet: see failInts.
+//
+//go:noinline
+func (r *blobReader) failFleet(h, want uint64) {
+	r.fail("built for another fleet or season calendar (fleet hash %016x, this deploy has %016x); publish the feed again with this deploy's data", h, want)
+}
+
+// blobHeaderError says why blob's size or first bytes are not an inventory's, in the
+// order DecodeInventory checks them (out of line: see failInts).
+//
+//go:noinline
+func blobHeaderError(blob []byte) error {
+	if len(blob) > MaxInventoryBytes {
+		return wire.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
+	}
+	if len(blob) < len(inventoryMagic)+1 || string(blob[:len(inventoryMagic)]) != inventoryMagic {
+		return wire.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
+	}
+	return wire.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
+}
+
 func (r *blobReader) uvarint(what string, max uint64) uint64 {
 	if r.err != nil {
 		return 0
@@ -252,14 +294,9 @@ func printable(s string) bool {
 // order, a blob built for another fleet or calendar, a truncated or over-long blob)
 // rejects the whole blob.
 func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
-	if len(blob) > MaxInventoryBytes {
-		return nil, wire.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
-	}
-	if len(blob) < len(inventoryMagic)+1 || string(blob[:len(inventoryMagic)]) != inventoryMagic {
-		return nil, wire.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
-	}
-	if blob[len(inventoryMagic)] != inventoryFormat {
-		return nil, wire.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
+	if len(blob) > MaxInventoryBytes || len(blob) < len(inventoryMagic)+1 ||
+		string(blob[:len(inventoryMagic)]) != inventoryMagic || blob[len(inventoryMagic)] != inventoryFormat {
+		return nil, blobHeaderError(blob)
 	}
 	r := &blobReader{b: blob, off: len(inventoryMagic) + 1}
 	inv := &Inventory{}
@@ -270,11 +307,11 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 		return nil, r.err
 	}
 	if len(blob)-r.off < 8 {
-		r.fail("truncated before the fleet hash")
+		r.failInts("truncated before the fleet hash", 0, 0, 0, 0)
 		return nil, r.err
 	}
 	if h := binary.LittleEndian.Uint64(blob[r.off:]); h != c.fleetHash {
-		r.fail("built for another fleet or season calendar (fleet hash %016x, this deploy has %016x); publish the feed again with this deploy's data", h, c.fleetHash)
+		r.failFleet(h, c.fleetHash)
 		return nil, r.err
 	}
 	r.off += 8
@@ -304,9 +341,9 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 		}
 		if vi == len(c.vehicles) || c.vehicles[vi].ID != vid {
 			if _, ok := c.vehicleIdx[vid]; ok {
-				r.fail("pair %d: vehicle %d at depot %d is out of order or repeated", i, vid, did)
+				r.failInts("pair %d: vehicle %d at depot %d is out of order or repeated", 3, int64(i), vid, did)
 			} else {
-				r.fail("pair %d: vehicle %d is not in this deploy's vehicles.json", i, vid)
+				r.failInts("pair %d: vehicle %d is not in this deploy's vehicles.json", 2, int64(i), vid, 0)
 			}
 			break
 		}
@@ -320,20 +357,20 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 			}
 		}
 		if lo == nd || c.depots[lo].ID != did {
-			r.fail("pair %d: depot %d is not in this deploy's depots.json", i, did)
+			r.failInts("pair %d: depot %d is not in this deploy's depots.json", 2, int64(i), did, 0)
 			break
 		}
 		p := vi*nd + lo
 		if c.fleet[p] == 0 {
-			r.fail("pair %d: vehicle %d has no fleet at depot %d", i, vid, did)
+			r.failInts("pair %d: vehicle %d has no fleet at depot %d", 3, int64(i), vid, did)
 			break
 		}
 		if p <= prev {
-			r.fail("pair %d: vehicle %d at depot %d is out of order or repeated", i, vid, did)
+			r.failInts("pair %d: vehicle %d at depot %d is out of order or repeated", 3, int64(i), vid, did)
 			break
 		}
 		if n == 0 {
-			r.fail("pair %d: no spans", i)
+			r.failInts("pair %d: no spans", 1, int64(i), 0, 0)
 			break
 		}
 		for q := prev + 1; q <= p; q++ {
@@ -350,7 +387,7 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 				g, next, ok := fastUvarint(blob, off)
 				if !ok || g > maxDay {
 					r.off = off
-					r.fail("gap: truncated or out of range")
+					r.failInts("gap: truncated or out of range", 0, 0, 0, 0)
 					break
 				}
 				day += int64(g) + 1
@@ -359,7 +396,7 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 			l, next, ok := fastUvarint(blob, off)
 			if !ok || l > maxCalendarDays {
 				r.off = off
-				r.fail("span length: truncated or out of range")
+				r.failInts("span length: truncated or out of range", 0, 0, 0, 0)
 				break
 			}
 			off = next
@@ -382,10 +419,10 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 		}
 	}
 	if r.err == nil && seen != total {
-		r.fail("%d spans, the header says %d", seen, total)
+		r.failInts("%d spans, the header says %d", 2, int64(seen), int64(total), 0)
 	}
 	if r.err == nil && r.off != len(blob) {
-		r.fail("%d bytes after the last pair", len(blob)-r.off)
+		r.failInts("%d bytes after the last pair", 1, int64(len(blob)-r.off), 0, 0)
 	}
 	if r.err != nil {
 		return nil, r.err
