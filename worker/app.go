@@ -8,8 +8,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/wire"
@@ -54,7 +52,7 @@ func setInventory(s *api.Server, blob []byte, logf func(string)) (uint32, string
 		return 1, logRefused(blob, was, err, logf)
 	}
 	v := s.InventoryVersion()
-	if v != was && !strings.HasPrefix(was, "bundled-") {
+	if v != was && !rental.BundledVersion(was) {
 		logChanged(v, was, logf)
 	}
 	return 0, v

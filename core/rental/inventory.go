@@ -60,7 +60,11 @@ func (inv *Inventory) Bookings() int { return inv.bookings }
 func (inv *Inventory) Spans() int { return len(inv.blocked) }
 
 // Bundled reports whether this is the inventory bundled with the deploy.
-func (inv *Inventory) Bundled() bool { return len(inv.version) > 8 && inv.version[:8] == "bundled-" }
+func (inv *Inventory) Bundled() bool { return BundledVersion(inv.version) }
+
+// BundledVersion reports whether v (an Inventory's Version) names the bookings bundled
+// with the deploy.
+func BundledVersion(v string) bool { return len(v) > 8 && v[:8] == "bundled-" }
 
 // Inventory returns the bookings the catalog answers with.
 func (c *Catalog) Inventory() *Inventory { return c.inv }
