@@ -209,8 +209,8 @@ func decodedLen(s string) (int, bool) {
 
 // newKey keeps the key's base64url text for prepare. The key is decoded and its HMAC
 // states computed on its first use, not when the keys are parsed: parsing runs in every
-// instance's configure, and the SHA-256 block is the largest function of the module
-// (8 KB of code), which V8 compiles on its first call, as it does the base64 decoder.
+// instance's configure, and the SHA-256 block is one of the module's larger functions
+// (3 KB of code), which V8 compiles on its first call, as it does the base64 decoder.
 // An isolate whose first request is not a quote (the depots, a search) then compiles
 // neither during its cold start (issue 16).
 func newKey(id uint8, b64 string) key {
