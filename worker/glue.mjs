@@ -166,13 +166,16 @@ const NAME_FIELDS = HEADERS.map((h) => {
   return f;
 });
 
-// views returns typed-array views of the module's memory, re-made only after it grew
-// (growth detaches the old ArrayBuffer).
+// views returns typed-array views of the module's memory, re-made only after it grew.
+// Growth detaches the old ArrayBuffer, whose byteLength is then 0: that check is a load
+// in V8's optimized code, where memory.buffer is a call into the runtime (issue 16:
+// twice a request, in ensure and after handle). putString's long view goes with them.
 function views(a) {
-  if (a.buf !== a.mem.buffer) {
+  if (a.buf === null || a.buf.byteLength === 0) {
     a.buf = a.mem.buffer;
     a.u8 = new Uint8Array(a.buf);
     a.dv = new DataView(a.buf);
+    a.longAt = -1;
   }
 }
 
@@ -192,7 +195,7 @@ function putString(a, p, s) {
   const u8 = a.u8, n = s.length;
   let i = 0;
   if (n > PUT_LOOP_MAX) {
-    if (a.longAt !== p || a.longView.buffer !== a.buf) {
+    if (a.longAt !== p) { // views() and ensure() reset longAt when the memory or the buffer changed
       a.longView = u8.subarray(p + 4, a.ptr + a.cap);
       a.longAt = p;
     }
