@@ -280,6 +280,26 @@ func TestE2EWorkerd(t *testing.T) {
 					}
 				}
 			}
+			// A client address of 39 characters (a full IPv6 address, as privacy addresses
+			// arrive) is longer than the glue writes byte by byte: it goes through the glue's
+			// kept view for long values (putString's second kind), beside the URL's. It must
+			// reach the module whole: the same /64 written full or compressed is one client,
+			// counted down by one each time, whatever the URL before it.
+			full := fmt.Sprintf("2001:0db8:%04x:00ff:1c4b:33ff:fe12:9a7b", len(config))
+			short := fmt.Sprintf("2001:db8:%x:ff::1", len(config))
+			prev := -1
+			for i, ip := range []string{full, full, short, full, full} {
+				target := "/api/agent/depots"
+				if i == 3 {
+					target = "/api/agent/vehicles/5/accessories" // another URL length: the address lands elsewhere
+				}
+				got := d.do(t, wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}})
+				left, err := strconv.Atoi(got.Header("x-ratelimit-remaining"))
+				if got.Status != 200 || err != nil || (prev >= 0 && left != prev-1 && left != 99) {
+					t.Errorf("GET %s from %s (answer %d of one /64): status %d, remaining %q after %d", target, ip, i+1, got.Status, got.Header("x-ratelimit-remaining"), prev)
+				}
+				prev = left
+			}
 		})
 	}
 }

@@ -47,6 +47,7 @@ var (
 	outDir     = flag.String("out", "build/bench/out", "where configs and results go")
 	soakN      = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
 	ips        = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
+	addrForm   = flag.String("addr", "full", "how the new clients' IPv6 addresses are written: full (39 characters, 2001:0001:0000:002a:1c4b:33ff:fe12:9a7b, as privacy addresses arrive in CF-Connecting-IP; the default since session 25) or short (compressed, 2001:1:0:2a::1, the form of sessions 1-24)")
 	churn      = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare    = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
@@ -89,6 +90,10 @@ var endpoints = []endpoint{
 
 func main() {
 	flag.Parse()
+	if *addrForm != "full" && *addrForm != "short" {
+		fmt.Fprintln(os.Stderr, "bench: -addr is full or short, not", *addrForm)
+		os.Exit(2)
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -138,9 +143,9 @@ request = function()
 end
 `, *ips)), 0o644)
 	// churn.lua: every request from a new /64, unique across wrk's threads
-	// (2001:<thread>:<n high>:<n low>::1).
+	// (2001:<thread>:<n high>:<n low>:..., in -addr's form).
 	churnLua := filepath.Join(*outDir, "churn.lua")
-	os.WriteFile(churnLua, []byte(`local threads = 0
+	os.WriteFile(churnLua, []byte(strings.Replace(`local threads = 0
 setup = function(thread)
   threads = threads + 1
   thread:set("tid", threads)
@@ -148,9 +153,9 @@ end
 local n = 0
 request = function()
   n = n + 1
-  return wrk.format(nil, nil, {["CF-Connecting-IP"] = string.format("2001:%x:%x:%x::1", tid, math.floor(n / 65536) % 65536, n % 65536)})
+  return wrk.format(nil, nil, {["CF-Connecting-IP"] = string.format("ADDR", tid, math.floor(n / 65536) % 65536, n % 65536)})
 end
-`), 0o644)
+`, "ADDR", clientAddr(), 1)), 0o644)
 	fixedLua := filepath.Join(*outDir, "fixed.lua")
 	os.WriteFile(fixedLua, []byte(fmt.Sprintf(`local n = 0
 request = function()
@@ -415,7 +420,7 @@ func instructionsPerCall(vg, wasm, route string) (float64, error) {
 		n := []int{callsFrom, callsTo}[i]
 		var stderr bytes.Buffer
 		cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-			"node_modules/.bin/node", "--predictable", "--no-liftoff", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n))
+			"node_modules/.bin/node", "--predictable", "--no-liftoff", "build/bench/calls.mjs", wasm, route, strconv.Itoa(n), *addrForm)
 		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 		if err := cmd.Run(); err != nil {
 			return 0, fmt.Errorf("calls.mjs %s %d under valgrind: %v\n%s", route, n, err, stderr.String())
@@ -794,7 +799,7 @@ func sequential(s *server, es []endpoint, n int) (int, int, time.Duration, error
 		req, _ := http.NewRequest("GET", s.base+es[i%len(es)].target, nil)
 		req.Header.Set("CF-Connecting-IP", fmt.Sprintf("198.19.%d.%d", (i/256)%256, i%256))
 		if *churn {
-			req.Header.Set("CF-Connecting-IP", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff))
+			req.Header.Set("CF-Connecting-IP", fmt.Sprintf(clientAddr(), 0xdb8, i>>16, i&0xffff))
 		}
 		t0 := time.Now()
 		resp, err := client.Do(req)
@@ -862,6 +867,15 @@ func compareChurn(report *strings.Builder, app *server, churnLua, fixedLua strin
 			float64(rss1)/1024, float64(app.rss())/1024, n, *churn, errs, maxLat.Seconds()*1000)
 	}
 	return nil
+}
+
+// clientAddr is the format (three 16-bit groups: the /64 after 2001:) of a new
+// client's address in -addr's form, for Lua's string.format and Go's fmt alike.
+func clientAddr() string {
+	if *addrForm == "short" {
+		return "2001:%x:%x:%x::1"
+	}
+	return "2001:%04x:%04x:%04x:1c4b:33ff:fe12:9a7b"
 }
 
 func freePort() int {

@@ -139,7 +139,7 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 }
 
 // burst sends n GETs of url over 4 keep-alive connections, every one from a new client
-// (2001:<n>::1 from base on), and fails on any answer but 200.
+// (2001:<n>... in -addr's form, from base on), and fails on any answer but 200.
 func burst(url string, n int, base int64) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 60 * time.Second}
 	var next, bad atomic.Int64
@@ -156,7 +156,7 @@ func burst(url string, n int, base int64) error {
 					return
 				}
 				req, _ := http.NewRequest("GET", url, nil)
-				req.Header.Set("CF-Connecting-IP", fmt.Sprintf("2001:%x:%x:%x::1", k>>32, (k>>16)&0xffff, k&0xffff))
+				req.Header.Set("CF-Connecting-IP", fmt.Sprintf(clientAddr(), k>>32, (k>>16)&0xffff, k&0xffff))
 				resp, err := client.Do(req)
 				if err != nil {
 					bad.Add(1)
