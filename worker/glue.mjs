@@ -175,7 +175,7 @@ function views(a) {
     a.buf = a.mem.buffer;
     a.u8 = new Uint8Array(a.buf);
     a.dv = new DataView(a.buf);
-    a.longAt[0] = a.longAt[1] = -1;
+    a.longAt = -1;
   }
 }
 
@@ -186,23 +186,26 @@ function views(a) {
 // workerd the loop over the target (a slice of request.url) was the glue's largest cost;
 // with encodeInto a search costs workerd 690.2 K instructions instead of 694.1 K
 // (callgrind over workerd, BENCHMARKS.md). encodeInto writes into a view kept from the
-// last long string of the same kind (k: 0 the target, 1 anything else; a.longView[k],
-// to the end of the request buffer), made again only when the position or the memory
-// changed: with request.url passed whole (no slice, core keeps its path:
-// wire.DecodeRequest), ~4 K instructions a request less in workerd (session 20). Two
-// kinds (session 25): a full-length IPv6 client address (39 characters, as privacy
-// addresses arrive) is long too, and with one kept view the target's and the address's
-// replaced each other on every request. Every caller leaves 3 bytes per UTF-16 unit.
+// last long string (a.longView, to the end of the request buffer), made again only
+// when the position or the memory changed: with request.url passed whole (no slice,
+// core keeps its path: wire.DecodeRequest), ~4 K instructions a request less in
+// workerd (session 20). A full-length IPv6 client address (39 characters) is long too,
+// and takes the view from the URL's, so both are made again on every request. A second
+// kept view for such values (session 25) saved ~1 K instructions a request under node,
+// but workerd's count (go run ./build/bench -instructions 2000 -addr full) moved by
+// endpoint, not by the work: depots +8 -> +26..31 K over the floor in four runs,
+// availability +53 -> +42 K, quotes unchanged. Not kept (BENCHMARKS.md, session 25).
+// Every caller leaves 3 bytes per UTF-16 unit.
 const PUT_LOOP_MAX = 24;
-function putString(a, p, s, k) {
+function putString(a, p, s) {
   const u8 = a.u8, n = s.length;
   let i = 0;
   if (n > PUT_LOOP_MAX) {
-    if (a.longAt[k] !== p) { // views() and ensure() reset longAt when the memory or the buffer changed
-      a.longView[k] = u8.subarray(p + 4, a.ptr + a.cap);
-      a.longAt[k] = p;
+    if (a.longAt !== p) { // views() and ensure() reset longAt when the memory or the buffer changed
+      a.longView = u8.subarray(p + 4, a.ptr + a.cap);
+      a.longAt = p;
     }
-    const w = enc.encodeInto(s, a.longView[k]).written;
+    const w = enc.encodeInto(s, a.longView).written;
     a.dv.setUint32(p, w, true);
     return p + 4 + w;
   }
@@ -222,7 +225,7 @@ function ensure(a, size) {
   if (size > a.cap) {
     a.cap = Math.max(size, 2 * a.cap, 4096);
     a.ptr = a.ex.alloc(a.cap);
-    a.longAt[0] = a.longAt[1] = -1; // putString's views were of the old buffer
+    a.longAt = -1; // putString's view was of the old buffer
   }
   views(a);
   return a.ptr;
@@ -235,8 +238,8 @@ function writeRequest(a, method, target, names, values, nameFields, body, count)
   let size = 16 + 3 * (method.length + target.length) + body.length;
   for (let i = 0; i < count; i++) size += 8 + 3 * (names[i].length + values[i].length);
   const base = ensure(a, size);
-  let p = putString(a, base, method, 1);
-  p = putString(a, p, target, 0);
+  let p = putString(a, base, method);
+  p = putString(a, p, target);
   a.dv.setUint32(p, count, true);
   p += 4;
   for (let i = 0; i < count; i++) {
@@ -244,9 +247,9 @@ function writeRequest(a, method, target, names, values, nameFields, body, count)
       a.u8.set(nameFields[i], p);
       p += nameFields[i].length;
     } else {
-      p = putString(a, p, names[i], 1);
+      p = putString(a, p, names[i]);
     }
-    p = putString(a, p, values[i], 1);
+    p = putString(a, p, values[i]);
   }
   a.dv.setUint32(p, body.length, true);
   if (body.length > 0) a.u8.set(body, p + 4);
@@ -259,7 +262,7 @@ function instantiate(env) {
   const mib = Number(env && env.INSTANCE_MEMORY_MIB);
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
-    longView: [null, null], longAt: [-1, -1], // putString's views for long strings, by kind
+    longView: null, longAt: -1, // putString's view for long strings
     prevList: null, prevSimple: false, prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
     renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
@@ -676,7 +679,7 @@ async function kvRun(a, env, kv, ops) {
     for (const r of recs) {
       a.dv.setUint32(p, r.length, true);
       p += 4;
-      for (const f of r) p = putString(a, p, f, 1);
+      for (const f of r) p = putString(a, p, f);
     }
     wait = a.ex.kv_done(p - base) >>> 0;
   } catch (err) { kvDrop(err); return; }
