@@ -281,10 +281,10 @@ func TestE2EWorkerd(t *testing.T) {
 				}
 			}
 			// A client address of 39 characters (a full IPv6 address, as privacy addresses
-			// arrive) is longer than the glue writes byte by byte: it goes through the glue's
-			// kept view for long values (putString's second kind), beside the URL's. It must
-			// reach the module whole: the same /64 written full or compressed is one client,
-			// counted down by one each time, whatever the URL before it.
+			// arrive) is longer than the glue writes byte by byte: it goes through
+			// encodeInto and the glue's kept long view, which it takes from the URL's. It
+			// must reach the module whole: the same /64 written full or compressed is one
+			// client, counted down by one each time, whatever the URL before it.
 			full := fmt.Sprintf("2001:0db8:%04x:00ff:1c4b:33ff:fe12:9a7b", len(config))
 			short := fmt.Sprintf("2001:db8:%x:ff::1", len(config))
 			prev := -1
