@@ -30,9 +30,19 @@ var init256 = [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e52
 // digest is a running SHA-256.
 type digest struct {
 	h   [8]uint32
+	w   [16]uint32 // the block compress takes, as words
 	buf [blockSize]byte
 	n   int    // bytes waiting in buf
 	len uint64 // bytes written in all
+}
+
+// block runs the compression function over one 64-byte block.
+func (d *digest) block(p []byte) {
+	_ = p[blockSize-1]
+	for i := range d.w {
+		d.w[i] = binary.BigEndian.Uint32(p[4*i:])
+	}
+	compress(&d.h, &d.w)
 }
 
 func (d *digest) reset(h *[8]uint32, written uint64) {

@@ -2,78 +2,78 @@
 
 package quotetoken
 
-// block runs the compression function over one 64-byte block (FIPS 180-4 6.2.2), 16
-// rounds a turn with the schedule in 16 rolling locals: blockgen_test.go says why.
-func (d *digest) block(p []byte) {
-	_ = p[63]
-	w0 := uint32(p[0])<<24 | uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])
-	w1 := uint32(p[4])<<24 | uint32(p[5])<<16 | uint32(p[6])<<8 | uint32(p[7])
-	w2 := uint32(p[8])<<24 | uint32(p[9])<<16 | uint32(p[10])<<8 | uint32(p[11])
-	w3 := uint32(p[12])<<24 | uint32(p[13])<<16 | uint32(p[14])<<8 | uint32(p[15])
-	w4 := uint32(p[16])<<24 | uint32(p[17])<<16 | uint32(p[18])<<8 | uint32(p[19])
-	w5 := uint32(p[20])<<24 | uint32(p[21])<<16 | uint32(p[22])<<8 | uint32(p[23])
-	w6 := uint32(p[24])<<24 | uint32(p[25])<<16 | uint32(p[26])<<8 | uint32(p[27])
-	w7 := uint32(p[28])<<24 | uint32(p[29])<<16 | uint32(p[30])<<8 | uint32(p[31])
-	w8 := uint32(p[32])<<24 | uint32(p[33])<<16 | uint32(p[34])<<8 | uint32(p[35])
-	w9 := uint32(p[36])<<24 | uint32(p[37])<<16 | uint32(p[38])<<8 | uint32(p[39])
-	w10 := uint32(p[40])<<24 | uint32(p[41])<<16 | uint32(p[42])<<8 | uint32(p[43])
-	w11 := uint32(p[44])<<24 | uint32(p[45])<<16 | uint32(p[46])<<8 | uint32(p[47])
-	w12 := uint32(p[48])<<24 | uint32(p[49])<<16 | uint32(p[50])<<8 | uint32(p[51])
-	w13 := uint32(p[52])<<24 | uint32(p[53])<<16 | uint32(p[54])<<8 | uint32(p[55])
-	w14 := uint32(p[56])<<24 | uint32(p[57])<<16 | uint32(p[58])<<8 | uint32(p[59])
-	w15 := uint32(p[60])<<24 | uint32(p[61])<<16 | uint32(p[62])<<8 | uint32(p[63])
-	a, b, c, dd, e, f, g, h := d.h[0], d.h[1], d.h[2], d.h[3], d.h[4], d.h[5], d.h[6], d.h[7]
+// compress runs the compression function (FIPS 180-4 6.2.2) on the state h over one
+// block given as its 16 words, 16 rounds a turn with the schedule in 16 rolling
+// locals: blockgen_test.go says why.
+func compress(st *[8]uint32, m *[16]uint32) {
+	w0 := m[0]
+	w1 := m[1]
+	w2 := m[2]
+	w3 := m[3]
+	w4 := m[4]
+	w5 := m[5]
+	w6 := m[6]
+	w7 := m[7]
+	w8 := m[8]
+	w9 := m[9]
+	w10 := m[10]
+	w11 := m[11]
+	w12 := m[12]
+	w13 := m[13]
+	w14 := m[14]
+	w15 := m[15]
+	a, b, c, dd, e, f, g, h := st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7]
 	var t uint32
 	for r := 0; ; r += 16 {
 		k := k256[r : r+16 : r+16]
-		t = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (e&f ^ ^e&g) + k[0] + w0
+		t = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (g ^ e&(f^g)) + k[0] + w0
 		dd += t
-		h = t + (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b ^ a&c ^ b&c)
-		t = g + (rotr(dd, 6) ^ rotr(dd, 11) ^ rotr(dd, 25)) + (dd&e ^ ^dd&f) + k[1] + w1
+		h = t + (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b | c&(a|b))
+		t = g + (rotr(dd, 6) ^ rotr(dd, 11) ^ rotr(dd, 25)) + (f ^ dd&(e^f)) + k[1] + w1
 		c += t
-		g = t + (rotr(h, 2) ^ rotr(h, 13) ^ rotr(h, 22)) + (h&a ^ h&b ^ a&b)
-		t = f + (rotr(c, 6) ^ rotr(c, 11) ^ rotr(c, 25)) + (c&dd ^ ^c&e) + k[2] + w2
+		g = t + (rotr(h, 2) ^ rotr(h, 13) ^ rotr(h, 22)) + (h&a | b&(h|a))
+		t = f + (rotr(c, 6) ^ rotr(c, 11) ^ rotr(c, 25)) + (e ^ c&(dd^e)) + k[2] + w2
 		b += t
-		f = t + (rotr(g, 2) ^ rotr(g, 13) ^ rotr(g, 22)) + (g&h ^ g&a ^ h&a)
-		t = e + (rotr(b, 6) ^ rotr(b, 11) ^ rotr(b, 25)) + (b&c ^ ^b&dd) + k[3] + w3
+		f = t + (rotr(g, 2) ^ rotr(g, 13) ^ rotr(g, 22)) + (g&h | a&(g|h))
+		t = e + (rotr(b, 6) ^ rotr(b, 11) ^ rotr(b, 25)) + (dd ^ b&(c^dd)) + k[3] + w3
 		a += t
-		e = t + (rotr(f, 2) ^ rotr(f, 13) ^ rotr(f, 22)) + (f&g ^ f&h ^ g&h)
-		t = dd + (rotr(a, 6) ^ rotr(a, 11) ^ rotr(a, 25)) + (a&b ^ ^a&c) + k[4] + w4
+		e = t + (rotr(f, 2) ^ rotr(f, 13) ^ rotr(f, 22)) + (f&g | h&(f|g))
+		t = dd + (rotr(a, 6) ^ rotr(a, 11) ^ rotr(a, 25)) + (c ^ a&(b^c)) + k[4] + w4
 		h += t
-		dd = t + (rotr(e, 2) ^ rotr(e, 13) ^ rotr(e, 22)) + (e&f ^ e&g ^ f&g)
-		t = c + (rotr(h, 6) ^ rotr(h, 11) ^ rotr(h, 25)) + (h&a ^ ^h&b) + k[5] + w5
+		dd = t + (rotr(e, 2) ^ rotr(e, 13) ^ rotr(e, 22)) + (e&f | g&(e|f))
+		t = c + (rotr(h, 6) ^ rotr(h, 11) ^ rotr(h, 25)) + (b ^ h&(a^b)) + k[5] + w5
 		g += t
-		c = t + (rotr(dd, 2) ^ rotr(dd, 13) ^ rotr(dd, 22)) + (dd&e ^ dd&f ^ e&f)
-		t = b + (rotr(g, 6) ^ rotr(g, 11) ^ rotr(g, 25)) + (g&h ^ ^g&a) + k[6] + w6
+		c = t + (rotr(dd, 2) ^ rotr(dd, 13) ^ rotr(dd, 22)) + (dd&e | f&(dd|e))
+		t = b + (rotr(g, 6) ^ rotr(g, 11) ^ rotr(g, 25)) + (a ^ g&(h^a)) + k[6] + w6
 		f += t
-		b = t + (rotr(c, 2) ^ rotr(c, 13) ^ rotr(c, 22)) + (c&dd ^ c&e ^ dd&e)
-		t = a + (rotr(f, 6) ^ rotr(f, 11) ^ rotr(f, 25)) + (f&g ^ ^f&h) + k[7] + w7
+		b = t + (rotr(c, 2) ^ rotr(c, 13) ^ rotr(c, 22)) + (c&dd | e&(c|dd))
+		t = a + (rotr(f, 6) ^ rotr(f, 11) ^ rotr(f, 25)) + (h ^ f&(g^h)) + k[7] + w7
 		e += t
-		a = t + (rotr(b, 2) ^ rotr(b, 13) ^ rotr(b, 22)) + (b&c ^ b&dd ^ c&dd)
-		t = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (e&f ^ ^e&g) + k[8] + w8
+		a = t + (rotr(b, 2) ^ rotr(b, 13) ^ rotr(b, 22)) + (b&c | dd&(b|c))
+		t = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (g ^ e&(f^g)) + k[8] + w8
 		dd += t
-		h = t + (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b ^ a&c ^ b&c)
-		t = g + (rotr(dd, 6) ^ rotr(dd, 11) ^ rotr(dd, 25)) + (dd&e ^ ^dd&f) + k[9] + w9
+		h = t + (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b | c&(a|b))
+		t = g + (rotr(dd, 6) ^ rotr(dd, 11) ^ rotr(dd, 25)) + (f ^ dd&(e^f)) + k[9] + w9
 		c += t
-		g = t + (rotr(h, 2) ^ rotr(h, 13) ^ rotr(h, 22)) + (h&a ^ h&b ^ a&b)
-		t = f + (rotr(c, 6) ^ rotr(c, 11) ^ rotr(c, 25)) + (c&dd ^ ^c&e) + k[10] + w10
+		g = t + (rotr(h, 2) ^ rotr(h, 13) ^ rotr(h, 22)) + (h&a | b&(h|a))
+		t = f + (rotr(c, 6) ^ rotr(c, 11) ^ rotr(c, 25)) + (e ^ c&(dd^e)) + k[10] + w10
 		b += t
-		f = t + (rotr(g, 2) ^ rotr(g, 13) ^ rotr(g, 22)) + (g&h ^ g&a ^ h&a)
-		t = e + (rotr(b, 6) ^ rotr(b, 11) ^ rotr(b, 25)) + (b&c ^ ^b&dd) + k[11] + w11
+		f = t + (rotr(g, 2) ^ rotr(g, 13) ^ rotr(g, 22)) + (g&h | a&(g|h))
+		t = e + (rotr(b, 6) ^ rotr(b, 11) ^ rotr(b, 25)) + (dd ^ b&(c^dd)) + k[11] + w11
 		a += t
-		e = t + (rotr(f, 2) ^ rotr(f, 13) ^ rotr(f, 22)) + (f&g ^ f&h ^ g&h)
-		t = dd + (rotr(a, 6) ^ rotr(a, 11) ^ rotr(a, 25)) + (a&b ^ ^a&c) + k[12] + w12
+		e = t + (rotr(f, 2) ^ rotr(f, 13) ^ rotr(f, 22)) + (f&g | h&(f|g))
+		t = dd + (rotr(a, 6) ^ rotr(a, 11) ^ rotr(a, 25)) + (c ^ a&(b^c)) + k[12] + w12
 		h += t
-		dd = t + (rotr(e, 2) ^ rotr(e, 13) ^ rotr(e, 22)) + (e&f ^ e&g ^ f&g)
-		t = c + (rotr(h, 6) ^ rotr(h, 11) ^ rotr(h, 25)) + (h&a ^ ^h&b) + k[13] + w13
+		dd = t + (rotr(e, 2) ^ rotr(e, 13) ^ rotr(e, 22)) + (e&f | g&(e|f))
+		t = c + (rotr(h, 6) ^ rotr(h, 11) ^ rotr(h, 25)) + (b ^ h&(a^b)) + k[13] + w13
 		g += t
-		c = t + (rotr(dd, 2) ^ rotr(dd, 13) ^ rotr(dd, 22)) + (dd&e ^ dd&f ^ e&f)
-		t = b + (rotr(g, 6) ^ rotr(g, 11) ^ rotr(g, 25)) + (g&h ^ ^g&a) + k[14] + w14
+		c = t + (rotr(dd, 2) ^ rotr(dd, 13) ^ rotr(dd, 22)) + (dd&e | f&(dd|e))
+		t = b + (rotr(g, 6) ^ rotr(g, 11) ^ rotr(g, 25)) + (a ^ g&(h^a)) + k[14] + w14
 		f += t
-		b = t + (rotr(c, 2) ^ rotr(c, 13) ^ rotr(c, 22)) + (c&dd ^ c&e ^ dd&e)
-		t = a + (rotr(f, 6) ^ rotr(f, 11) ^ rotr(f, 25)) + (f&g ^ ^f&h) + k[15] + w15
+		b = t + (rotr(c, 2) ^ rotr(c, 13) ^ rotr(c, 22)) + (c&dd | e&(c|dd))
+		t = a + (rotr(f, 6) ^ rotr(f, 11) ^ rotr(f, 25)) + (h ^ f&(g^h)) + k[15] + w15
 		e += t
-		a = t + (rotr(b, 2) ^ rotr(b, 13) ^ rotr(b, 22)) + (b&c ^ b&dd ^ c&dd)
+		a = t + (rotr(b, 2) ^ rotr(b, 13) ^ rotr(b, 22)) + (b&c | dd&(b|c))
 		if r == 48 {
 			break
 		}
@@ -94,12 +94,12 @@ func (d *digest) block(p []byte) {
 		w14 += (rotr(w12, 17) ^ rotr(w12, 19) ^ w12>>10) + w7 + (rotr(w15, 7) ^ rotr(w15, 18) ^ w15>>3)
 		w15 += (rotr(w13, 17) ^ rotr(w13, 19) ^ w13>>10) + w8 + (rotr(w0, 7) ^ rotr(w0, 18) ^ w0>>3)
 	}
-	d.h[0] += a
-	d.h[1] += b
-	d.h[2] += c
-	d.h[3] += dd
-	d.h[4] += e
-	d.h[5] += f
-	d.h[6] += g
-	d.h[7] += h
+	st[0] += a
+	st[1] += b
+	st[2] += c
+	st[3] += dd
+	st[4] += e
+	st[5] += f
+	st[6] += g
+	st[7] += h
 }

@@ -256,12 +256,40 @@ func (k *Keyring) mac(key *key, msg []byte) {
 	if key.b64 != "" {
 		key.prepare()
 	}
+	if len(msg) <= blockSize-9 { // every payload of a token Sign writes or Verify takes
+		k.macShort(key, msg)
+		return
+	}
 	k.d.reset(&key.inner, blockSize)
 	k.d.write(msg)
 	k.d.finish(&k.sum)
 	k.d.reset(&key.outer, blockSize)
 	k.d.write(k.sum[:])
 	k.d.finish(&k.sum)
+}
+
+// macShort is mac for a message that fits one block with its padding (at most 55
+// bytes): the inner hash is one compression of msg padded in place, and the outer one
+// compression of the inner digest's eight words as they are, with its padding as
+// constant words. Through digest's write and finish the two took ~1.9 K more
+// instructions a quote under V8 (issue 16): zeroing the padding byte by byte, the
+// inner digest written out as bytes and read back as words, and the length.
+func (k *Keyring) macShort(key *key, msg []byte) {
+	d := &k.d
+	d.buf = [blockSize]byte{} // constant length: word stores, not a call out of wasm
+	n := copy(d.buf[:], msg)
+	d.buf[n] = 0x80
+	binary.BigEndian.PutUint64(d.buf[blockSize-8:], uint64(blockSize+n)<<3)
+	d.h = key.inner
+	d.block(d.buf[:])
+	w := &d.w
+	*(*[8]uint32)(w[:8]) = d.h
+	*(*[8]uint32)(w[8:]) = [8]uint32{0x80000000, 0, 0, 0, 0, 0, 0, (blockSize + 32) << 3}
+	d.h = key.outer
+	compress(&d.h, w)
+	for i, v := range d.h {
+		binary.BigEndian.PutUint32(k.sum[4*i:], v)
+	}
 }
 
 // Sign appends the token of q, signed with the first key, to dst; it sets q.KeyID.

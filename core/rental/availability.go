@@ -223,8 +223,8 @@ func (c *Catalog) CheckRoute(s Search) *Error {
 
 // checkRoute returns the depot indices and the route fee (before any waiver).
 func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
-	p, ok := c.depotIdx[s.PickUpDepot]
-	d, ok2 := c.depotIdx[s.DropOffDepot]
+	p, ok := c.depotIdx.find(s.PickUpDepot)
+	d, ok2 := c.depotIdx.find(s.DropOffDepot)
 	if ok && ok2 && c.depotX[p].active && c.depotX[d].active {
 		pi, di = int(p), int(d)
 		if fee = c.routeFee[pi*len(c.depots)+di]; fee >= 0 {
@@ -240,11 +240,11 @@ func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
 //go:noinline
 func (c *Catalog) routeError(s Search) *Error {
 	refs := s.refs()
-	p, ok := c.depotIdx[s.PickUpDepot]
+	p, ok := c.depotIdx.find(s.PickUpDepot)
 	if !ok || !c.depotX[p].active {
 		return InvalidCode(CodeUnknownID, "pick_up_depot_id", wire.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
 	}
-	d, ok := c.depotIdx[s.DropOffDepot]
+	d, ok := c.depotIdx.find(s.DropOffDepot)
 	if !ok || !c.depotX[d].active {
 		return InvalidCode(CodeUnknownID, "drop_off_depot_id", wire.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
 	}
@@ -381,7 +381,7 @@ func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
 	if err != nil {
 		return err.Message
 	}
-	vi, ok := c.vehicleIdx[vehicleID]
+	vi, ok := c.vehicleIdx.find(vehicleID)
 	if !ok {
 		return wire.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
 	}

@@ -9,16 +9,16 @@ type Catalog struct {
 	maxHire    int
 	maxAdvance int
 
-	// Depots, all of them (active or not) sorted by id; depotIdx maps id -> index.
+	// Depots, all of them (active or not) sorted by id; depotIdx finds an id's index.
 	depots   []Depot
 	depotX   []depotData
-	depotIdx map[int64]int32
+	depotIdx idIndex
 	active   []Depot
 
-	// Vehicles sorted by id; vehicleIdx maps id -> index.
+	// Vehicles sorted by id; vehicleIdx finds an id's index.
 	vehicles   []Vehicle
 	vehicleX   []vehicleData
-	vehicleIdx map[int64]int32
+	vehicleIdx idIndex
 
 	// Season calendar: day index i is calStart+i; seasonOf[i] is its season;
 	// seasonPre[s*(calDays+1)+i] counts the days of season s before day i.
@@ -36,8 +36,8 @@ type Catalog struct {
 	classes      []string
 	accByClass   [][]Accessory
 	insByClass   [][]InsurancePlan
-	accessoryIDs map[int64]string // every accessory id -> name, for messages
-	insuranceIDs map[int64]string
+	accessoryIDs idNames // every accessory id's name, for messages
+	insuranceIDs idNames
 
 	// Fleet per (vehicle, depot) pair p = vehicle*nDepots + depot: fleet[p] units.
 	// fleetHash covers the fleet and the calendar: an Inventory is built for one.
@@ -100,7 +100,7 @@ func (c *Catalog) Depots() []Depot { return c.active }
 
 // Depot returns the active depot with that id, or nil.
 func (c *Catalog) Depot(id int64) *Depot {
-	i, ok := c.depotIdx[id]
+	i, ok := c.depotIdx.find(id)
 	if !ok || !c.depotX[i].active {
 		return nil
 	}
@@ -112,7 +112,7 @@ func (c *Catalog) Vehicles() []Vehicle { return c.vehicles }
 
 // Vehicle returns the vehicle with that id, or nil.
 func (c *Catalog) Vehicle(id int64) *Vehicle {
-	i, ok := c.vehicleIdx[id]
+	i, ok := c.vehicleIdx.find(id)
 	if !ok {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (c *Catalog) VehicleIndex(v *Vehicle) int {
 	if v == nil {
 		return -1
 	}
-	i, ok := c.vehicleIdx[v.ID]
+	i, ok := c.vehicleIdx.find(v.ID)
 	if !ok {
 		return -1
 	}

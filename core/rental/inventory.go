@@ -344,7 +344,7 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 			vi++
 		}
 		if vi == len(c.vehicles) || c.vehicles[vi].ID != vid {
-			if _, ok := c.vehicleIdx[vid]; ok {
+			if _, ok := c.vehicleIdx.find(vid); ok {
 				r.failInts("pair %d: vehicle %d at depot %d is out of order or repeated", 3, int64(i), vid, did)
 			} else {
 				r.failInts("pair %d: vehicle %d is not in this deploy's vehicles.json", 2, int64(i), vid, 0)

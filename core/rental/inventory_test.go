@@ -61,7 +61,9 @@ func TestInventorySwap(t *testing.T) {
 	if r := c.Unavailable(s, 7); !strings.Contains(r, "booked out") {
 		t.Fatalf("bundled: vehicle 7 should be booked out: %q", r)
 	}
-	units := c.fleet[int(c.vehicleIdx[3])*len(c.depots)+int(c.depotIdx[1])]
+	vi, _ := c.vehicleIdx.find(3)
+	di, _ := c.depotIdx.find(1)
+	units := c.fleet[int(vi)*len(c.depots)+int(di)]
 	blob, _ := feedOf(t, c, `[{"id":1,"vehicle_id":3,"depot_id":1,"pick_up_date":"2027-03-01","drop_off_date":"2027-03-31","units":`+itoa(int(units))+`}]`)
 	inv, err := c.DecodeInventory(blob)
 	if err != nil {

@@ -470,15 +470,15 @@ func (c *Catalog) loadDepots(root jsonv.Result) error {
 	}
 	sort.Slice(ord, func(a, b int) bool { return c.depots[ord[a]].ID < c.depots[ord[b]].ID })
 	ds, xs := make([]Depot, len(ord)), make([]depotData, len(ord))
-	c.depotIdx = make(map[int64]int32, len(ord))
+	ids := make([]int64, len(ord))
 	for i, o := range ord {
 		ds[i], xs[i] = c.depots[o], c.depotX[o]
-		c.depotIdx[ds[i].ID] = int32(i)
+		ids[i] = ds[i].ID
 		if xs[i].active {
 			c.active = append(c.active, ds[i])
 		}
 	}
-	c.depots, c.depotX = ds, xs
+	c.depots, c.depotX, c.depotIdx = ds, xs, newIDIndex(ids)
 	return nil
 }
 
@@ -557,7 +557,7 @@ func (c *Catalog) loadVehicles(root jsonv.Result) error {
 			if err != nil {
 				return r.fail(df, "must be a depot id")
 			}
-			di, ok := c.depotIdx[did]
+			di, ok := c.depotIdx.find(did)
 			if !ok {
 				return r.fail(df, "depot %d does not exist in depots.json", did)
 			}
@@ -584,15 +584,15 @@ func (c *Catalog) loadVehicles(root jsonv.Result) error {
 	nd := len(c.depots)
 	vs, xs := make([]Vehicle, len(ord)), make([]vehicleData, len(ord))
 	c.fleet = make([]int32, len(ord)*nd)
-	c.vehicleIdx = make(map[int64]int32, len(ord))
+	ids := make([]int64, len(ord))
 	for i, o := range ord {
 		vs[i], xs[i] = c.vehicles[o], c.vehicleX[o]
-		c.vehicleIdx[vs[i].ID] = int32(i)
+		ids[i] = vs[i].ID
 		for _, en := range fleets[o] {
 			c.fleet[i*nd+int(en.depot)] = en.units
 		}
 	}
-	c.vehicles, c.vehicleX = vs, xs
+	c.vehicles, c.vehicleX, c.vehicleIdx = vs, xs, newIDIndex(ids)
 	return nil
 }
 
@@ -627,7 +627,7 @@ func (c *Catalog) loadRoutes(root jsonv.Result) error {
 			if err != nil {
 				return err
 			}
-			di, ok := c.depotIdx[id]
+			di, ok := c.depotIdx.find(id)
 			if !ok {
 				return r.fail(f, "depot %d does not exist in depots.json", id)
 			}
@@ -714,8 +714,7 @@ func (c *Catalog) loadExtras(root jsonv.Result) error {
 	}
 	c.accByClass = make([][]Accessory, len(c.classes))
 	c.insByClass = make([][]InsurancePlan, len(c.classes))
-	c.accessoryIDs = map[int64]string{}
-	c.insuranceIDs = map[int64]string{}
+	accIDs, insIDs := map[int64]string{}, map[int64]string{}
 	if err := eachExtra(file, root, "accessories", 1, "a positive integer (cents)", func(r rec, e jsonv.Result, a Accessory) error {
 		ch, err := r.str(e, "charge")
 		if err != nil {
@@ -742,7 +741,7 @@ func (c *Catalog) loadExtras(root jsonv.Result) error {
 			return err
 		}
 		a.MaxQuantity = int(q)
-		return offer(c, r, e, c.accByClass, a, c.accessoryIDs, a.Name)
+		return offer(c, r, e, c.accByClass, a, accIDs, a.Name)
 	}); err != nil {
 		return err
 	}
@@ -752,7 +751,7 @@ func (c *Catalog) loadExtras(root jsonv.Result) error {
 			return err
 		}
 		p := InsurancePlan{ID: a.ID, Name: a.Name, PriceCents: a.PriceCents, MaxDays: int(n)}
-		return offer(c, r, e, c.insByClass, p, c.insuranceIDs, p.Name)
+		return offer(c, r, e, c.insByClass, p, insIDs, p.Name)
 	}); err != nil {
 		return err
 	}
@@ -768,6 +767,7 @@ func (c *Catalog) loadExtras(root jsonv.Result) error {
 			return fmt.Errorf("%s: field \"insurance\": vehicle class %q has no plan with price_cents 0 (the standard cover every hire includes)", file, cl)
 		}
 	}
+	c.accessoryIDs, c.insuranceIDs = newIDNames(accIDs), newIDNames(insIDs)
 	return nil
 }
 
@@ -808,7 +808,7 @@ func (c *Catalog) parseBookings(file, list string, root jsonv.Result) ([]booking
 		if err != nil {
 			return nil, 0, err
 		}
-		vi, ok := c.vehicleIdx[vid]
+		vi, ok := c.vehicleIdx.find(vid)
 		if !ok {
 			return nil, 0, r.fail("vehicle_id", "vehicle %d does not exist in vehicles.json", vid)
 		}
@@ -816,7 +816,7 @@ func (c *Catalog) parseBookings(file, list string, root jsonv.Result) ([]booking
 		if err != nil {
 			return nil, 0, err
 		}
-		di, ok := c.depotIdx[did]
+		di, ok := c.depotIdx.find(did)
 		if !ok {
 			return nil, 0, r.fail("depot_id", "depot %d does not exist in depots.json", did)
 		}

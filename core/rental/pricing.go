@@ -82,7 +82,7 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 	if err != nil {
 		return err
 	}
-	vi32, ok := c.vehicleIdx[q.VehicleID]
+	vi32, ok := c.vehicleIdx.find(q.VehicleID)
 	if !ok {
 		return InvalidCode(CodeUnknownID, "vehicle_id", wire.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", q.VehicleID, q.refs().Vehicles))
 	}
@@ -188,8 +188,8 @@ func planChoices(plans []InsurancePlan) string {
 
 // notOfferedCode is unknown_id for an id that is no accessory (plan) at all, else
 // not_offered.
-func (c *Catalog) notOfferedCode(id int64, known map[int64]string) string {
-	if _, ok := known[id]; ok {
+func (c *Catalog) notOfferedCode(id int64, known idNames) string {
+	if _, ok := known.name(id); ok {
 		return CodeNotOffered
 	}
 	return CodeUnknownID
@@ -207,9 +207,9 @@ func GSTIncluded(totalCents int64) int64 {
 }
 
 // notOffered explains that id is not one of the vehicle's accessories or plans.
-func (c *Catalog) notOffered(param string, id int64, known map[int64]string, v *Vehicle, choices string, refs *Refs, list string) string {
+func (c *Catalog) notOffered(param string, id int64, known idNames, v *Vehicle, choices string, refs *Refs, list string) string {
 	var what string
-	if name, ok := known[id]; ok {
+	if name, ok := known.name(id); ok {
 		what = wire.Sprintf("(%s) is not offered with", name)
 	} else {
 		what = "does not exist and is not offered with"

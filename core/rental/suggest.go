@@ -45,7 +45,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 		}
 	case CodeDateInPast, CodeNoticePeriod:
 		start := s.Today
-		if pi, ok := c.depotIdx[s.PickUpDepot]; ok {
+		if pi, ok := c.depotIdx.find(s.PickUpDepot); ok {
 			start = start.AddDays(c.depotX[pi].notice)
 		}
 		x.firstFrom(s, start, days, 1, "the earliest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
@@ -83,7 +83,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 		}
 	case CodeMinHire:
 		first, _ := c.CalendarRange()
-		if vi, ok := c.vehicleIdx[q.VehicleID]; ok {
+		if vi, ok := c.vehicleIdx.find(q.VehicleID); ok {
 			if i := int(s.PickUp) - int(first); i >= 0 && i < c.calDays {
 				min := int(c.vehicleX[vi].minDays[c.seasonOf[i]])
 				for k := 0; k < nearDays && len(x.dst) < 1; k++ {
@@ -98,7 +98,7 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 		x.shiftNearest(s, days, bookedDays, "the vehicle is free for the same %[4]d days from %[2]s to %[3]s")
 		x.otherVehicles(s, q.VehicleID)
 	case CodeNotBasedHere:
-		if vi, ok := c.vehicleIdx[q.VehicleID]; ok {
+		if vi, ok := c.vehicleIdx.find(q.VehicleID); ok {
 			nd := len(c.depots)
 			for j := range c.depots {
 				if !c.depotX[j].active || c.fleet[int(vi)*nd+j] == 0 {
@@ -213,7 +213,7 @@ func (x *altCtx) dropBack(s Search, latest Date) {
 // depot first.
 func (x *altCtx) dropDepots(s Search) {
 	c := x.c
-	pi, ok := c.depotIdx[s.PickUpDepot]
+	pi, ok := c.depotIdx.find(s.PickUpDepot)
 	if !ok {
 		return
 	}
