@@ -1,6 +1,7 @@
 package api
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/campervan/agent-api/core/rental"
@@ -31,11 +32,21 @@ type query struct {
 // One pass over raw finds each pair's '&', its first '=' and whether it has a '%' or
 // '+' to decode (strings.IndexByte twice and unescape's own scan of key and value
 // looked at every byte three times: 2.2 K instructions of a search's 6.1 K in the query).
+// The pass reads eight bytes at a time and stops only at those four (queryStops): a
+// byte at a time, a quote's 128-byte query took ~2.7 K instructions under V8.
 func (q *query) parse(raw string) *rental.Error {
 	q.n = 0
 	q.buf = q.buf[:0]
 	start, eq, esc := 0, -1, false
 	for i := 0; i < len(raw); i++ {
+		if i+8 <= len(raw) {
+			m := queryStops(wire.Load64(raw, i))
+			if m == 0 {
+				i += 7 // and the loop's i++: the next eight
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3 // the first of them (queryStops)
+		}
 		switch raw[i] {
 		case '&':
 			if i > start {
@@ -58,6 +69,17 @@ func (q *query) parse(raw string) *rental.Error {
 	return nil
 }
 
+// queryStops returns a word with the high bit set in the byte of x (eight bytes of a
+// query, the first in the low byte) that is the first '&', '=', '%' or '+' among them,
+// and 0 when there is none. Bytes after the first may be marked wrongly (a borrow
+// carries from a byte that matched), so only the lowest mark counts: the classic
+// "has a zero byte" test ((v - 0x01..) & ^v & 0x80..) over x xor each of the four.
+func queryStops(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	a, e, p, s := x^('&'*ones), x^('='*ones), x^('%'*ones), x^('+'*ones)
+	return ((a-ones)&^a | (e-ones)&^e | (p-ones)&^p | (s-ones)&^s) & highs
+}
+
 // add adds one pair, its '=' at eq (negative: none); esc says it has something to
 // decode.
 func (q *query) add(pair string, eq int, esc bool) *rental.Error {
@@ -78,8 +100,8 @@ func (q *query) add(pair string, eq int, esc bool) *rental.Error {
 		return pairError(pairNoName, "")
 	}
 	for i := 0; i < q.n; i++ {
-		// the lengths first: == on strings is a call under TinyGo, and keys mostly differ in length
-		if k := q.p[i].key; len(k) == len(key) && k == key {
+		// the lengths first, here: keys mostly differ in length, and Same is a call
+		if k := q.p[i].key; len(k) == len(key) && wire.Same(k, key) {
 			return pairError(pairRepeated, key)
 		}
 	}
@@ -174,7 +196,7 @@ func (q *query) unescape(s string) (string, bool) {
 // required one is then missing, an optional one takes its default.
 func (q *query) get(key string) (string, bool) {
 	for i := 0; i < q.n; i++ {
-		if k := q.p[i].key; len(k) == len(key) && k == key {
+		if k := q.p[i].key; len(k) == len(key) && wire.Same(k, key) {
 			q.p[i].used = true
 			return q.p[i].val, q.p[i].val != ""
 		}
