@@ -899,3 +899,27 @@ func BenchmarkClientOfIPv6(b *testing.B) {
 		ClientOf("2001:db8:85a3:8d3:1319:8a2e:370:7348")
 	}
 }
+
+// TestParseIPFullForm holds parseIP to net/netip on all 16 bytes for addresses written
+// in full (parseV6Full's fast path, whose errors fall back to parseV6) and for each
+// with one byte changed, in upper and lower case.
+func TestParseIPFullForm(t *testing.T) {
+	rnd := rand.New(rand.NewSource(7))
+	for i := 0; i < 100_000; i++ {
+		var b [16]byte
+		rnd.Read(b[:])
+		s := netip.AddrFrom16(b).StringExpanded()
+		if rnd.Intn(2) == 0 {
+			s = strings.ToUpper(s)
+		}
+		m := []byte(s)
+		m[rnd.Intn(len(m))] = "0123456789abcdefABCDEFgG:.% "[rnd.Intn(28)]
+		for _, f := range []string{s, string(m)} {
+			got, ok := parseIP(f)
+			a, err := netip.ParseAddr(f)
+			if ok != (err == nil && a.Zone() == "") || (ok && got != a.As16()) {
+				t.Fatalf("parseIP(%q) = %x %v, net/netip %v %v", f, got, ok, a, err)
+			}
+		}
+	}
+}

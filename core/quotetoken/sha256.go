@@ -36,11 +36,13 @@ type digest struct {
 	len uint64 // bytes written in all
 }
 
-// block runs the compression function over one 64-byte block.
+// block runs the compression function over one 64-byte block. The words are read
+// here, not with binary.BigEndian.Uint32, which TinyGo (-opt s) left a call.
 func (d *digest) block(p []byte) {
-	_ = p[blockSize-1]
+	p = p[:blockSize:blockSize]
 	for i := range d.w {
-		d.w[i] = binary.BigEndian.Uint32(p[4*i:])
+		q := p[4*i : 4*i+4 : 4*i+4]
+		d.w[i] = uint32(q[0])<<24 | uint32(q[1])<<16 | uint32(q[2])<<8 | uint32(q[3])
 	}
 	compress(&d.h, &d.w)
 }

@@ -287,8 +287,9 @@ func (k *Keyring) macShort(key *key, msg []byte) {
 	*(*[8]uint32)(w[8:]) = [8]uint32{0x80000000, 0, 0, 0, 0, 0, 0, (blockSize + 32) << 3}
 	d.h = key.outer
 	compress(&d.h, w)
-	for i, v := range d.h {
-		binary.BigEndian.PutUint32(k.sum[4*i:], v)
+	for i, v := range d.h { // not binary.BigEndian.PutUint32: a call (block says)
+		o := k.sum[4*i : 4*i+4 : 4*i+4]
+		o[0], o[1], o[2], o[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
 	}
 }
 
