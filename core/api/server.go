@@ -34,6 +34,8 @@ type Server struct {
 	openapi      cached                                   // GET /openapi.json (built on first use: docs)
 	indexDoc     cached                                   // GET /
 	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
+	accHeads     [][]byte                                 // catalogParts.accHeads
+	insHeads     [][]byte                                 // catalogParts.insHeads
 	partsMax     int                                      // catalogParts.partsMax
 	headers      answerHeaders                            // the answers' header blocks (respond.go)
 	refs         rental.Refs                              // how the domain's messages name the operations
@@ -100,6 +102,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 			p = makeCatalogParts(cat)
 		}
 		s.depots, s.vehicleParts, s.partsMax, s.classList = p.depots, p.vehicles, p.partsMax, p.classList
+		s.accHeads, s.insHeads = p.accHeads, p.insHeads
 		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
@@ -123,6 +126,9 @@ type catalogParts struct {
 	vehicles  []vehicleJSONParts // per vehicle, by index
 	partsMax  int                // the longest head, mid and idEnd of a vehicle together
 	classList string             // "compact, campervan or motorhome", for messages
+	// A quote's items up to their cost, {"id":N,"name":"...","cost": (itemAt), per
+	// accessory and insurance plan by their index in the catalog's id order.
+	accHeads, insHeads [][]byte
 }
 
 // makeCatalogParts renders the parts of cat (a catalog other than the bundled one).
@@ -132,6 +138,8 @@ type catalogParts struct {
 //go:noinline
 func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 	p := &catalogParts{vehicles: buildVehicleJSON(cat.Vehicles()), classList: orList(cat.Classes())}
+	p.accHeads = buildItemHeads(cat.AccessoryIDs())
+	p.insHeads = buildItemHeads(cat.InsuranceIDs())
 	p.depots.set(appendDepots(nil, cat.Depots()))
 	for i := range p.vehicles {
 		v := &p.vehicles[i]

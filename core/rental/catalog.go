@@ -131,6 +131,34 @@ func (c *Catalog) VehicleIndex(v *Vehicle) int {
 	return int(i)
 }
 
+// AccessoryIDs returns every accessory's id in ascending order, and its name at the
+// same index; InsuranceIDs the insurance plans'. AccessoryIndex and InsuranceIndex
+// return an id's index there, or -1 (issue 16: the API renders each item's JSON once).
+func (c *Catalog) AccessoryIDs() ([]int64, []string) {
+	return c.accessoryIDs.idx.ids, c.accessoryIDs.names
+}
+
+// InsuranceIDs: see AccessoryIDs.
+func (c *Catalog) InsuranceIDs() ([]int64, []string) {
+	return c.insuranceIDs.idx.ids, c.insuranceIDs.names
+}
+
+// AccessoryIndex: see AccessoryIDs.
+func (c *Catalog) AccessoryIndex(id int64) int {
+	if i, ok := c.accessoryIDs.idx.find(id); ok {
+		return int(i)
+	}
+	return -1
+}
+
+// InsuranceIndex: see AccessoryIDs.
+func (c *Catalog) InsuranceIndex(id int64) int {
+	if i, ok := c.insuranceIDs.idx.find(id); ok {
+		return int(i)
+	}
+	return -1
+}
+
 // Accessories returns the accessories offered with v (by its class), sorted by id.
 func (c *Catalog) Accessories(v *Vehicle) []Accessory {
 	i := c.VehicleIndex(v)
