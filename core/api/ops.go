@@ -171,7 +171,7 @@ func match(rest string) (op int, pathParam string) {
 	for i := range opList {
 		o := &opList[i]
 		if o.pathParam == "" {
-			if rest == o.Path {
+			if len(rest) == len(o.Path) && wire.Same(rest, o.Path) { // a word at a time
 				return i, ""
 			}
 			continue
