@@ -27,16 +27,23 @@ func newIDIndex(ids []int64) idIndex {
 }
 
 // find returns the position of id and whether it is there.
-func (x idIndex) find(id int64) (int32, bool) {
+func (x *idIndex) find(id int64) (int32, bool) {
+	i := x.index(id)
+	return i, i >= 0
+}
+
+// index returns the position of id, or -1: find's one result (TinyGo returns two
+// results through memory, and find is small enough to be inlined where it is called).
+func (x *idIndex) index(id int64) int32 {
 	if x.dense {
 		if len(x.ids) == 0 {
-			return 0, false
+			return -1
 		}
 		i := uint64(id - x.ids[0])
 		if i < uint64(len(x.ids)) && id >= x.ids[0] { // id >= ids[0]: no wrap-around from a far negative id
-			return int32(i), true
+			return int32(i)
 		}
-		return 0, false
+		return -1
 	}
 	lo, hi := 0, len(x.ids)
 	for lo < hi {
@@ -48,9 +55,9 @@ func (x idIndex) find(id int64) (int32, bool) {
 		}
 	}
 	if lo < len(x.ids) && x.ids[lo] == id {
-		return int32(lo), true
+		return int32(lo)
 	}
-	return 0, false
+	return -1
 }
 
 // idNames is the name of every id of a list (the accessories, the insurance plans),
@@ -76,7 +83,7 @@ func newIDNames(m map[int64]string) idNames {
 }
 
 // name returns the name of id and whether id is there.
-func (x idNames) name(id int64) (string, bool) {
+func (x *idNames) name(id int64) (string, bool) {
 	i, ok := x.idx.find(id)
 	if !ok {
 		return "", false

@@ -71,7 +71,8 @@ func TestIDNames(t *testing.T) {
 			t.Errorf("name(%d) = %q, want absent", id, got)
 		}
 	}
-	if got, ok := newIDNames(nil).name(1); ok {
+	empty := newIDNames(nil)
+	if got, ok := empty.name(1); ok {
 		t.Errorf("empty: name(1) = %q", got)
 	}
 	// The bundled catalog's names, as its extras list them.

@@ -85,7 +85,13 @@ func DecodeRequest(buf []byte, r *Request) error {
 		if ve < 0 {
 			return errShortRequest
 		}
-		r.Headers = append(r.Headers, Header{BytesString(buf[off+4 : ne]), BytesString(buf[ne+4 : ve])})
+		h := Header{BytesString(buf[off+4 : ne]), BytesString(buf[ne+4 : ve])}
+		if len(r.Headers) < cap(r.Headers) { // the slice kept from the last request: no append call
+			r.Headers = r.Headers[:len(r.Headers)+1]
+			r.Headers[len(r.Headers)-1] = h
+		} else {
+			r.Headers = append(r.Headers, h)
+		}
 		off = ve
 	}
 	if e = fieldEnd(buf, off); e < 0 {
