@@ -115,6 +115,9 @@ func run() error {
 	if len(wasms) != 1 {
 		return fmt.Errorf("build/dist must hold worker.js and one .wasm: run make dry-run")
 	}
+	if err := bundleFresh(wasms[0]); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
@@ -573,6 +576,30 @@ func partial(report *strings.Builder, err error) error {
 		fmt.Println("(the run stopped here: the figures above are what it measured)")
 	}
 	return err
+}
+
+// bundleFresh fails when build/dist is not the bundle of the module and glue in the
+// tree: the bench runs build/dist, and a go run ./build/bench after a rebuild of
+// build/app.wasm alone (make build/app.wasm) or an edit of the glue would measure the
+// bundle of an earlier state (session 26 counted one that way before it noticed).
+func bundleFresh(distWasm string) error {
+	app, err := os.ReadFile("build/app.wasm")
+	if err != nil {
+		return nil // no module built here: the bundle is all there is
+	}
+	dist, err := os.ReadFile(distWasm)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(app, dist) {
+		return fmt.Errorf("%s is not build/app.wasm: run make dry-run (the bench measures build/dist)", distWasm)
+	}
+	js, err1 := os.Stat("build/dist/worker.js")
+	glue, err2 := os.Stat("worker/glue.mjs")
+	if err1 == nil && err2 == nil && glue.ModTime().After(js.ModTime()) {
+		return fmt.Errorf("worker/glue.mjs is newer than build/dist/worker.js: run make dry-run (the bench measures build/dist)")
+	}
+	return nil
 }
 
 // boundRSS restarts both workerds when either's RSS is over -max-rss. workerd keeps
