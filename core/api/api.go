@@ -506,11 +506,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 		if i > 0 {
 			n = wire.ByteAt(buf, n, ',')
 		}
-		if h := itemHead(s.accHeads, s.cat.AccessoryIndex(a.Accessory.ID)); h != nil {
-			n = wire.MoneyAt(buf, wire.BytesAt(buf, n, h), a.CostCents)
-		} else {
-			n = itemAt(buf, n, a.Accessory.ID, a.Accessory.Name, a.CostCents)
-		}
+		n = itemFromAt(buf, n, itemHead(s.accHeads, s.cat.AccessoryIndex(a.Accessory.ID)), a.Accessory.ID, a.Accessory.Name, a.CostCents)
 		n = wire.PutAt(buf, n, `,"quantity":`)
 		n = wire.IntAt(buf, n, int64(a.Quantity))
 		n = wire.ByteAt(buf, n, '}')
@@ -519,12 +515,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	if q.Insurance == nil {
 		n = wire.PutAt(buf, n, "null")
 	} else {
-		if h := itemHead(s.insHeads, s.cat.InsuranceIndex(q.Insurance.ID)); h != nil {
-			n = wire.MoneyAt(buf, wire.BytesAt(buf, n, h), q.InsuranceCents)
-		} else {
-			n = itemAt(buf, n, q.Insurance.ID, q.Insurance.Name, q.InsuranceCents)
-		}
-		n = wire.ByteAt(buf, n, '}')
+		n = wire.ByteAt(buf, itemFromAt(buf, n, itemHead(s.insHeads, s.cat.InsuranceIndex(q.Insurance.ID)), q.Insurance.ID, q.Insurance.Name, q.InsuranceCents), '}')
 	}
 	n = wire.PutAt(buf, n, `,"totalAmount":`)
 	n = wire.MoneyAt(buf, n, q.TotalCents)
@@ -565,7 +556,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 }
 
 // itemAt writes a quoted accessory or insurance plan up to its cost: {"id":N,"name":"...","cost":X
-// A quote writes the catalog's items from their pre-rendered heads (itemHead); itemAt
+// A quote writes the catalog's items from their pre-rendered heads (itemFromAt); itemAt
 // only if one were missing.
 func itemAt(buf []byte, n int, id int64, name string, costCents int64) int {
 	n = wire.PutAt(buf, n, `{"id":`)
@@ -588,6 +579,15 @@ func buildItemHeads(ids []int64, names []string) [][]byte {
 		out[i] = wire.Put(b, `,"cost":`)
 	}
 	return out
+}
+
+// itemFromAt is itemAt from the item's pre-rendered head, or written out when it has
+// none (head nil).
+func itemFromAt(buf []byte, n int, head []byte, id int64, name string, costCents int64) int {
+	if head != nil {
+		return wire.MoneyAt(buf, wire.BytesAt(buf, n, head), costCents)
+	}
+	return itemAt(buf, n, id, name, costCents)
 }
 
 // itemHead returns heads[i], or nil when i is outside them (an item the parts do not

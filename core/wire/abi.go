@@ -102,7 +102,8 @@ func DecodeRequest(buf []byte, r *Request) error {
 }
 
 // fieldEnd returns the offset after the u32-length-prefixed field at off (the field is
-// buf[off+4:end]), or -1 when buf is too short for it.
+// buf[off+4:end]), or -1 when buf is too short for it: ReadField's check, with one
+// result for DecodeRequest.
 func fieldEnd(buf []byte, off int) int {
 	if off < 0 || len(buf)-off < 4 {
 		return -1
@@ -155,12 +156,11 @@ func ReadU32(buf []byte, off int) (uint32, int, bool) {
 // buf), the offset after it, and false when buf is too short. It is the one reader of
 // length-prefixed data: requests, responses and the rate limiter's KV records.
 func ReadField(buf []byte, off int) ([]byte, int, bool) {
-	u, off, ok := ReadU32(buf, off)
-	n := int(u)
-	if !ok || n < 0 || n > len(buf)-off {
+	e := fieldEnd(buf, off)
+	if e < 0 {
 		return nil, off, false
 	}
-	return buf[off : off+n], off + n, true
+	return buf[off+4 : e], e, true
 }
 
 // EncodeRequest appends r in the ABI form to dst (used by tests and native shells).
