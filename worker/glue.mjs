@@ -181,22 +181,24 @@ function views(a) {
 
 // putString writes [u32 len][UTF-8 bytes] at p and returns the next offset. A string
 // longer than PUT_LOOP_MAX (the request's URL) goes through TextEncoder.encodeInto in
-// one call; a short one (the method, an address, an ETag) byte by byte, cheaper than a
-// call into the runtime, and anything not ASCII through encodeInto. Issue 16: under
+// one call; a short one (the method, a client address, an ETag) byte by byte, cheaper
+// than a call into the runtime, and anything not ASCII through encodeInto. Issue 16: under
 // workerd the loop over the target (a slice of request.url) was the glue's largest cost;
 // with encodeInto a search costs workerd 690.2 K instructions instead of 694.1 K
 // (callgrind over workerd, BENCHMARKS.md). encodeInto writes into a view kept from the
 // last long string (a.longView, to the end of the request buffer), made again only
 // when the position or the memory changed: with request.url passed whole (no slice,
 // core keeps its path: wire.DecodeRequest), ~4 K instructions a request less in
-// workerd (session 20). A full-length IPv6 client address (39 characters) is long too,
-// and takes the view from the URL's, so both are made again on every request. A second
-// kept view for such values (session 25) saved ~1 K instructions a request under node,
-// but workerd's count (go run ./build/bench -instructions 2000 -addr full) moved by
-// endpoint, not by the work: depots +8 -> +26..31 K over the floor in four runs,
-// availability +53 -> +42 K, quotes unchanged. Not kept (BENCHMARKS.md, session 25).
+// workerd (session 20). PUT_LOOP_MAX is 45, the longest text form of an IPv6 address
+// (an IPv4-mapped one in full), so that a client's address, which changes on every
+// request, never takes the URL's kept view away (session 27): with 24, a full-length
+// address (39 characters) went through encodeInto too, and each request made two views
+// and two of encodeInto's result objects. Over the floor, by make bench-instructions
+// (whole collection cycles): depots 21.1 -> 18.1 K, availability 47.3 -> 45.1 K, quotes
+// 48.9 -> 47.5 K. Session 26's count of this change (quotes +14 K) was the
+// fixed-window artefact build/bench/served.go now avoids.
 // Every caller leaves 3 bytes per UTF-16 unit.
-const PUT_LOOP_MAX = 24;
+const PUT_LOOP_MAX = 45;
 function putString(a, p, s) {
   const u8 = a.u8, n = s.length;
   let i = 0;

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,7 +31,10 @@ import (
 //   - callgrind_control zeroes the count after the warm-up and dumps it after the
 //     measured requests, so neither the start nor the tier-up is in it.
 const (
-	servedWarm = 6000 // requests before the count starts: the JIT has tiered up well before
+	// Requests before the count starts: the JIT has tiered up well before, and the glue's
+	// settle loop of the 8,192nd request (worker/glue.mjs: ~25 M instructions) has run;
+	// the next, at the 16,384th, comes after any window of n <= 7,000.
+	servedWarm = 8500
 )
 
 // servedInstructions reports, for depots, availability and quotes, the instructions per request of the
@@ -42,30 +48,33 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	if err != nil {
 		return fmt.Errorf("-instructions needs callgrind_control (valgrind): %v", err)
 	}
-	fmt.Fprintf(report, "\ninstructions per request served (workerd under callgrind, V8 --single-threaded, %d requests counted after %d of warm-up, every request from a new client; the project and the floor serve the same requests side by side):\n\n", n, servedWarm)
-	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(report, "\ninstructions per request served (workerd under callgrind, V8 --single-threaded, counted from right after a garbage collection to right after the first that follows at least %d requests, after %d of warm-up, every request from a new client; the project and the floor serve the same requests side by side):\n\n", n, servedWarm)
+	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project | compiles in the window, project / floor (not counted) | project's window | floor's window |\n|---|---|---|---|---|---|---|---|\n")
 	var cacheLines []string           // with -cache-sim: each endpoint's misses per request
 	for i, e := range endpoints[:3] { // the issue's three: depots, availability, quotes
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
 		}
 		var events [2]map[string]float64
+		var windows [2]string
 		counts, err := both(func(j int) (float64, error) {
-			c, ev, err := servedCount(vg, ctl, workerd, []string{appConf, floorConf}[j], e.target, n, fmt.Sprintf("%d-%d", i, j))
-			events[j] = ev
+			c, ev, w, err := servedCount(vg, ctl, workerd, []string{appConf, floorConf}[j], e.target, n, fmt.Sprintf("%d-%d", i, j))
+			events[j], windows[j] = ev, w
 			return c, err
 		})
 		if err != nil {
 			return err
 		}
-		a, f := counts[0]/float64(n), counts[1]/float64(n)
-		fmt.Fprintf(report, "| %s | %.1f K | %.1f K | %.1f K | %.3f |\n", e.name, a/1000, f/1000, (a-f)/1000, f/a)
+		// Without what the window's compiles cost (compileInstructions says why).
+		a, f := counts[0]-events[0]["compile"], counts[1]-events[1]["compile"]
+		fmt.Fprintf(report, "| %s | %.1f K | %.1f K | %.1f K | %.3f | %.1f K / %.1f K | %s | %s |\n", e.name, a/1000, f/1000, (a-f)/1000, f/a,
+			events[0]["compile"]/1000, events[1]["compile"]/1000, windows[0], windows[1])
 		if *cacheSim {
 			// callgrind's cache model (the host's L1 and last level, as valgrind reads
 			// them): misses per request, which the instruction count does not see.
 			var parts []string
 			for _, ev := range []string{"I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Dr", "Dw"} {
-				parts = append(parts, fmt.Sprintf("%s %.0f / %.0f", ev, events[0][ev]/float64(n), events[1][ev]/float64(n)))
+				parts = append(parts, fmt.Sprintf("%s %.0f / %.0f", ev, events[0][ev], events[1][ev]))
 			}
 			cacheLines = append(cacheLines, fmt.Sprintf("%s, per request, project / floor: %s", e.name, strings.Join(parts, ", ")))
 		}
@@ -77,29 +86,63 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	return nil
 }
 
-// servedCount starts workerd on a copy of conf (its own port, V8 single-threaded) under
-// callgrind, sends servedWarm requests of target, zeroes the count, sends n more, dumps
-// the count and returns it.
-func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, map[string]float64, error) {
+// servedCount starts workerd on a copy of conf (its own port, V8 single-threaded and
+// --trace-gc) under callgrind, sends servedWarm requests of target, and counts from
+// right after one garbage collection to right after the first that follows at least n
+// requests: it zeroes the count after a collection, sends requests until n have gone
+// and another collection has run, and dumps. It returns the count per request counted,
+// the events per request, and the collections in the window.
+//
+// Why whole collection cycles (session 27): a collection (a scavenge every ~700-1,400
+// requests here) frees the C++ objects of every request since the last one (the
+// Request, Response and Headers behind their JS wrappers), ~10-20 M instructions at
+// once. A window of a fixed 2,000 requests held two scavenges or three depending on
+// where it fell, and one build's quote counted 37, 41 or 48 K over the floor
+// accordingly; a glue change that moved the collections' phase moved the count by
+// 10 K either way. Counted over whole cycles, each request pays its share.
+func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, map[string]float64, string, error) {
 	vconf, port, err := confCopy(conf, "-cg", true)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
+	}
+	stdbuf, err := exec.LookPath("stdbuf") // coreutils: V8's trace lines reach the pipe as they are written
+	if err != nil {
+		return 0, nil, "", fmt.Errorf("-instructions needs stdbuf (coreutils): %v", err)
 	}
 	out, _ := filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
 	matches, _ := filepath.Glob(out + "*")
 	for _, f := range matches {
 		os.Remove(f)
 	}
-	args := []string{"--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file=" + out}
+	args := []string{"-oL", "-eL", vg, "--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file=" + out}
 	if *cacheSim {
 		args = append(args, "--cache-sim=yes")
 	}
-	cmd := exec.Command(vg, append(args, workerd, "serve", vconf)...)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	cmd := exec.Command(stdbuf, append(args, workerd, "serve", vconf)...)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, nil, "", err
+	}
+	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
+	var scavenges, majors atomic.Int64 // collections so far, by V8's --trace-gc lines
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.Contains(line, ": Scavenge"), strings.Contains(line, ": Minor Mark"):
+				scavenges.Add(1)
+			case strings.Contains(line, ": Mark-Compact"), strings.Contains(line, ": Mark-Sweep"):
+				majors.Add(1)
+			}
+		}
+	}()
+	gcs := func() int64 { return scavenges.Load() + majors.Load() }
 	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
 	defer s.stop()
 	ok := false
@@ -110,21 +153,36 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 		}
 	}
 	if !ok {
-		return 0, nil, fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
+		return 0, nil, "", fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
 	}
-	pid := fmt.Sprint(cmd.Process.Pid)
-	if err := burst(s.base+target, servedWarm, 1<<20); err != nil {
-		return 0, nil, err
+	pid := fmt.Sprint(cmd.Process.Pid) // stdbuf execs valgrind: the same process
+	if _, err := burst(s.base+target, 1<<20, func(sent int64) bool { return sent >= servedWarm }); err != nil {
+		return 0, nil, "", err
+	}
+	g0 := gcs()
+	if _, err := burst(s.base+target, 2<<20, func(int64) bool { return gcs() > g0 }); err != nil { // to the next collection
+		return 0, nil, "", err
 	}
 	if o, err := exec.Command(ctl, "-z", pid).CombinedOutput(); err != nil {
-		return 0, nil, fmt.Errorf("callgrind_control -z: %v: %s", err, o)
+		return 0, nil, "", fmt.Errorf("callgrind_control -z: %v: %s", err, o)
 	}
-	if err := burst(s.base+target, n, 2<<20); err != nil {
-		return 0, nil, err
+	s1, m1 := scavenges.Load(), majors.Load()
+	var atN atomic.Int64 // the collections so far when the n-th request was answered; -1 before
+	atN.Store(-1)
+	counted, err := burst(s.base+target, 3<<20, func(sent int64) bool {
+		if sent < int64(n) {
+			return false
+		}
+		atN.CompareAndSwap(-1, gcs())
+		return gcs() > atN.Load() // a collection after the n-th request
+	})
+	if err != nil {
+		return 0, nil, "", err
 	}
 	if o, err := exec.Command(ctl, "-d", pid).CombinedOutput(); err != nil {
-		return 0, nil, fmt.Errorf("callgrind_control -d: %v: %s", err, o)
+		return 0, nil, "", fmt.Errorf("callgrind_control -d: %v: %s", err, o)
 	}
+	window := fmt.Sprintf("%d requests, %d scavenges, %d full collections", counted, scavenges.Load()-s1, majors.Load()-m1)
 	// The dump is out.1 (out.2, ... after more dumps): its "summary:" line is the count.
 	for t0 := time.Now(); time.Since(t0) < 60*time.Second; time.Sleep(200 * time.Millisecond) {
 		text, err := os.ReadFile(out + ".1")
@@ -132,17 +190,23 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 			continue
 		}
 		if ev := eventCounts(text); ev["Ir"] > 0 {
-			return ev["Ir"], ev, nil
+			ev["compile"] = compileInstructions(text)
+			for k := range ev {
+				ev[k] /= float64(counted)
+			}
+			return ev["Ir"], ev, window, nil
 		}
 	}
-	return 0, nil, fmt.Errorf("no callgrind dump at %s.1", out)
+	return 0, nil, "", fmt.Errorf("no callgrind dump at %s.1", out)
 }
 
-// burst sends n GETs of url over 4 keep-alive connections, every one from a new client
-// (2001:<n>... in -addr's form, from base on), and fails on any answer but 200.
-func burst(url string, n int, base int64) error {
+// burst sends GETs of url over 4 keep-alive connections, every one from a new client
+// (2001:<k>... in -addr's form, from base on), until stop(requests answered) holds,
+// checked before each request; it returns how many were answered (the requests in
+// flight when stop turned true complete first) and fails on any answer but 200.
+func burst(url string, base int64, stop func(sent int64) bool) (int64, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 60 * time.Second}
-	var next, bad atomic.Int64
+	var next, done, bad atomic.Int64
 	next.Store(base)
 	var firstErr atomic.Value
 	var wg sync.WaitGroup
@@ -150,11 +214,8 @@ func burst(url string, n int, base int64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
+			for !stop(done.Load()) && bad.Load() == 0 {
 				k := next.Add(1)
-				if k > base+int64(n) {
-					return
-				}
 				req, _ := http.NewRequest("GET", url, nil)
 				req.Header.Set("CF-Connecting-IP", fmt.Sprintf(clientAddr(), k>>32, (k>>16)&0xffff, k&0xffff))
 				resp, err := client.Do(req)
@@ -169,14 +230,15 @@ func burst(url string, n int, base int64) error {
 					bad.Add(1)
 					firstErr.CompareAndSwap(nil, resp.Status)
 				}
+				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
 	if bad.Load() > 0 {
-		return fmt.Errorf("%s: %d of %d requests failed (first: %v)", url, bad.Load(), n, firstErr.Load())
+		return done.Load(), fmt.Errorf("%s: %d requests failed (first: %v)", url, bad.Load(), firstErr.Load())
 	}
-	return nil
+	return done.Load(), nil
 }
 
 // eventCounts reads a callgrind dump's events line and its summary (or totals) line
@@ -196,4 +258,62 @@ func eventCounts(text []byte) map[string]float64 {
 		m[names[k]] = v
 	}
 	return m
+}
+
+// compileInstructions returns the instructions a callgrind dump charges to V8's
+// compilers (the functions named by compilePattern, self cost): a function tiering up
+// (a wasm function to TurboFan, a JS function to Maglev or TurboFan, the glue's settle
+// loop on-stack) runs a compile of 10-40 M instructions once in an isolate's life, and
+// one that falls in a window of ~2,000 requests would add 5-20 K to each of them
+// (session 27). servedInstructions reports the count without it.
+func compileInstructions(text []byte) float64 {
+	names := map[string]string{} // fn=(id) name compression
+	var total float64
+	compiling, skip := false, false
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		switch c := line[0]; {
+		case bytes.HasPrefix(line, []byte("fn=")):
+			compiling = compilePattern.MatchString(fnName(names, string(line[3:])))
+		case bytes.HasPrefix(line, []byte("cfn=")):
+			fnName(names, string(line[4:])) // defines the id for later fn= lines
+		case bytes.HasPrefix(line, []byte("calls=")):
+			skip = true // the next cost line is the call's inclusive cost
+		case c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*':
+			if skip {
+				skip = false
+				continue
+			}
+			if compiling {
+				f := bytes.Fields(line)
+				if len(f) >= 2 {
+					v, _ := strconv.ParseFloat(string(f[1]), 64)
+					total += v
+				}
+			}
+		}
+	}
+	return total
+}
+
+// compilePattern names the functions of V8's compilers and parsers in workerd's symbols.
+var compilePattern = regexp.MustCompile(`compiler::|maglev::|turboshaft::|Liftoff|WasmFullDecoder|wasm::.*Compil|Compiler::|CompilationJob|InstructionSelector|RegisterAllocat|interpreter::|Parser::|BytecodeGenerator|baseline::|CodeGenerator`)
+
+// fnName resolves callgrind's name compression: "(id) name" defines id, "(id)" refers to it.
+func fnName(names map[string]string, s string) string {
+	if !strings.HasPrefix(s, "(") {
+		return s
+	}
+	end := strings.IndexByte(s, ')')
+	if end < 0 {
+		return s
+	}
+	id, rest := s[:end+1], strings.TrimSpace(s[end+1:])
+	if rest != "" {
+		names[id] = rest
+		return rest
+	}
+	return names[id]
 }
