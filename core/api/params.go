@@ -194,6 +194,8 @@ func (q *query) unescape(s string) (string, bool) {
 // get returns the value of key and whether it was given, and marks it used. An
 // empty value ("key=" or "key") counts as absent, for every parameter alike: a
 // required one is then missing, an optional one takes its default.
+//
+//go:inline
 func (q *query) get(key string) (string, bool) {
 	for i := 0; i < q.n; i++ {
 		if k := q.p[i].key; len(k) == len(key) && wire.Same(k, key) {
@@ -240,6 +242,8 @@ func (q *query) optionalID(key string) (int64, *rental.Error) {
 // parseID parses a positive integer id in 1..maxID; kind+param names the input in
 // messages ("query parameter " + "vehicle_id"). The two are joined only on an error: a
 // concatenation on every call would be a heap allocation per parameter.
+//
+//go:inline
 func parseID(param, kind, v string) (int64, *rental.Error) {
 	n, i := wire.ScanDigits(v, maxID)
 	if i == len(v) && n > 0 {

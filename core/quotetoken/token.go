@@ -391,6 +391,8 @@ func payloadAt(b []byte, n int, q *Quote) int {
 
 // uvarintAt writes v as a uvarint (encoding/binary's) at b[n:] and returns the index
 // after it.
+//
+//go:inline
 func uvarintAt(b []byte, n int, v uint64) int {
 	for v >= 0x80 {
 		b[n] = byte(v) | 0x80

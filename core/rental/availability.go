@@ -297,6 +297,8 @@ func (c *Catalog) blockedIn(p, a, b int) *span {
 
 // rental returns the rental fee of vehicle index vi for the resolved search:
 // the sum over hire days of each day's season rate.
+//
+//go:inline
 func (c *Catalog) rental(vi int, sc *searchCtx) int64 {
 	x := &c.vehicleX[vi]
 	var sum int64
@@ -320,6 +322,8 @@ func dailyRate(rental int64, days int) int64 {
 }
 
 // available reports whether vehicle index vi can be hired for sc.
+//
+//go:inline
 func (c *Catalog) available(vi int, sc *searchCtx) bool {
 	p := vi*len(c.depots) + sc.pd
 	return c.fleet[p] > 0 &&

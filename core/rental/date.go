@@ -65,6 +65,8 @@ func DateOf(y, m, d int) Date {
 }
 
 // Civil returns the year, month (1..12) and day (1..31) of d.
+//
+//go:inline
 func (d Date) Civil() (y, m, day int) {
 	z := int(d) + 719468
 	era := int(wire.FloorDiv(int64(z), 146097))
@@ -111,6 +113,8 @@ const DateLen = 10
 
 // At writes d as AppendTo does, at buf[n:] (a cursor writer: core/wire/cursor.go), and
 // returns n + DateLen.
+//
+//go:inline
 func (d Date) At(buf []byte, n int) int {
 	y, m, day := d.Civil()
 	if y < 0 {

@@ -27,6 +27,8 @@ func newIDIndex(ids []int64) idIndex {
 }
 
 // find returns the position of id and whether it is there.
+//
+//go:inline
 func (x *idIndex) find(id int64) (int32, bool) {
 	i := x.index(id)
 	return i, i >= 0

@@ -104,6 +104,8 @@ func DecodeRequest(buf []byte, r *Request) error {
 // fieldEnd returns the offset after the u32-length-prefixed field at off (the field is
 // buf[off+4:end]), or -1 when buf is too short for it: ReadField's check, with one
 // result for DecodeRequest.
+//
+//go:inline
 func fieldEnd(buf []byte, off int) int {
 	if off < 0 || len(buf)-off < 4 {
 		return -1

@@ -112,6 +112,8 @@ func FloorDiv(a, b int64) int64 {
 // most max, and returns that value and how many bytes it read: i == len(s) when s
 // is all digits within max; otherwise s[i] is the first non-digit, or the digit
 // that would have exceeded max. It is the one digit scanner of core.
+//
+//go:inline
 func ScanDigits(s string, max int64) (n int64, i int) {
 	for ; i < len(s); i++ {
 		c := s[i]
@@ -129,6 +131,8 @@ func ScanDigits(s string, max int64) (n int64, i int) {
 
 // Digits returns the value of s when s is a non-empty run of ASCII digits of value
 // at most max.
+//
+//go:inline
 func Digits(s string, max int64) (int64, bool) {
 	n, i := ScanDigits(s, max)
 	return n, i == len(s) && s != ""

@@ -41,12 +41,16 @@ func Room(b []byte, n int) []byte {
 // PutAt writes s at buf[n:] and returns n + len(s): up to 16 bytes with at most two
 // overlapping word loads and stores, longer with copy (put.go says why). Put is PutAt
 // after making room.
+//
+//go:inline
 func PutAt(buf []byte, n int, s string) int { return putAt(buf, n, s) }
 
 // BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n. It is
 // PutAt for a byte slice, instantiated rather than called through BytesString: that
 // conversion may panic, so TinyGo gave the wrapper a collector frame (45 of them a
 // search).
+//
+//go:inline
 func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
 
 type byteString interface{ string | []byte }
@@ -77,6 +81,8 @@ func putAt[S byteString](buf []byte, n int, s S) int {
 // compiles == on strings to a loop a byte at a time, ~12 instructions a byte under V8
 // with its bounds checks (issue 16: a query's getter compares its key with each pair's
 // of the same length, 12-17 bytes for most of the API's parameters).
+//
+//go:inline
 func Same(a, b string) bool {
 	n := len(a)
 	if n != len(b) {

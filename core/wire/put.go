@@ -17,6 +17,8 @@ package wire
 // (wasm-dis of a build with names: the short cases are i64 and i32 loads and stores.)
 
 // Put appends s to b: PutAt (cursor.go) after making room.
+//
+//go:inline
 func Put(b []byte, s string) []byte {
 	n, m := len(b), len(s)
 	if cap(b)-n < m {
