@@ -135,13 +135,13 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			n = wire.ByteAt(buf, n, ',')
 		}
 		vj := s.vehicleJSON(o)
-		n = wire.BytesAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
+		n = wire.CopyAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		n = wire.MoneyAt(buf, n, o.DailyRateCents)
-		n = wire.BytesAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
+		n = wire.CopyAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
 		n = wire.IntAt(buf, n, int64(o.Days))
 		n = feesAt(buf, n, o)
-		n = wire.BytesAt(buf, n, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		n = wire.BytesAt(buf, n, vj.idEnd)      // N"}
+		n = wire.CopyAt(buf, n, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		n = wire.BytesAt(buf, n, vj.idEnd)     // N"}
 	}
 	return wire.ByteAt(buf, n, ']')
 }

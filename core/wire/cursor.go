@@ -53,6 +53,14 @@ func PutAt(buf []byte, n int, s string) int { return putAt(buf, n, s) }
 //go:inline
 func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
 
+// CopyAt writes p at buf[n:] with copy (memory.copy) and returns n + len(p): BytesAt
+// for pieces that are always longer than its word paths (a vehicle's parts, a booking
+// link), small enough to be inlined into the writer's loop where BytesAt, with its
+// cases, is a call (session 27).
+//
+//go:inline
+func CopyAt(buf []byte, n int, p []byte) int { return n + copy(buf[n:n+len(p)], p) }
+
 type byteString interface{ string | []byte }
 
 func putAt[S byteString](buf []byte, n int, s S) int {

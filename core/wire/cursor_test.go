@@ -77,13 +77,16 @@ func TestIntAtMatchesStrconv(t *testing.T) {
 }
 
 // TestPutAtEveryLength: each of PutAt's paths (0-3, 4-7, 8-16, longer) writes exactly
-// s, and BytesAt copies from earlier in the same buffer.
+// s, CopyAt too, and BytesAt copies from earlier in the same buffer.
 func TestPutAtEveryLength(t *testing.T) {
 	src := "0123456789abcdefghijklmnopqrstuvwxyz!"
 	for m := 0; m <= len(src); m++ {
 		s := src[:m]
 		if got := exact(t, m, func(buf []byte, n int) int { return PutAt(buf, n, s) }); got != s {
 			t.Fatalf("PutAt(%q) wrote %q", s, got)
+		}
+		if got := exact(t, m, func(buf []byte, n int) int { return CopyAt(buf, n, []byte(s)) }); got != s {
+			t.Fatalf("CopyAt(%q) wrote %q", s, got)
 		}
 		buf := make([]byte, 2*m+1)
 		copy(buf, s)
@@ -105,6 +108,7 @@ func TestCursorNeverTruncates(t *testing.T) {
 		"IntAt64": func(buf []byte, n int) int { return IntAt(buf, n, math.MinInt64) },
 		"MoneyAt": func(buf []byte, n int) int { return MoneyAt(buf, n, 123456) },
 		"ByteAt":  func(buf []byte, n int) int { return ByteAt(buf, n, 'x') },
+		"CopyAt":  func(buf []byte, n int) int { return CopyAt(buf, n, []byte(strings.Repeat("x", 20))) },
 	} {
 		func() {
 			defer func() {
