@@ -338,7 +338,7 @@ func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
 			}
 		}
 		if !merged {
-			dst = append(dst, rental.Pick{ID: id, Quantity: 1})
+			dst = wire.Push(dst, rental.Pick{ID: id, Quantity: 1})
 		}
 		if v == "" {
 			break

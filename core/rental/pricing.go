@@ -131,7 +131,7 @@ func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
 		if j >= 0 {
 			lines[j].Quantity += p.Quantity
 		} else {
-			lines = append(lines, QuotedAccessory{Accessory: a, Quantity: p.Quantity})
+			lines = wire.Push(lines, QuotedAccessory{Accessory: a, Quantity: p.Quantity})
 		}
 	}
 	dst.Accessories = lines

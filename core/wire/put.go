@@ -80,3 +80,17 @@ func put64(d []byte, v uint64) {
 	d[0], d[1], d[2], d[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	d[4], d[5], d[6], d[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 }
+
+// Push appends v to s in place when s has room, and through append otherwise: under
+// TinyGo every append is a call to runtime.sliceAppend, and the slices a request fills
+// (a quote's accessory lines and picks) are kept between requests with room to spare.
+//
+//go:inline
+func Push[T any](s []T, v T) []T {
+	if n := len(s); n < cap(s) {
+		s = s[:n+1]
+		s[n] = v
+		return s
+	}
+	return append(s, v)
+}
