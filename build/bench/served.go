@@ -31,15 +31,22 @@ import (
 //   - callgrind_control zeroes the count after the warm-up and dumps it after the
 //     measured requests, so neither the start nor the tier-up is in it.
 const (
-	// Requests before the count starts: the JIT has tiered up well before, and the glue's
-	// settle loop of the 8,192nd request (worker/glue.mjs: ~25 M instructions) has run;
-	// the next, at the 16,384th, comes after any window of n <= 7,000.
-	servedWarm = 8500
+	// Requests before the count starts: the glue's settle loop of the 8,192nd request
+	// (worker/glue.mjs: ~25 M instructions) has run, and the JIT's last tier-ups with it
+	// (the glue's JS reaches TurboFan at ~9-11 K requests: a count starting at 8,500 had
+	// 12-20 K a request of compiles in its window, and one without them, where the
+	// compile came after, counted ~3 K more); the next settle, at the 16,384th, comes
+	// after any window of n <= servedMax.
+	servedWarm = 12000
+	servedMax  = 2000 // the window starts and ends up to a collection cycle (~1,100 requests) late
 )
 
 // servedInstructions reports, for depots, availability and quotes, the instructions per request of the
 // project (appConf) and the floor (floorConf), measured over n requests.
 func servedInstructions(report *strings.Builder, workerd, appConf, floorConf string, n int) error {
+	if n > servedMax {
+		return fmt.Errorf("-instructions %d: at most %d, or the count's window reaches the glue's settle loop at the 16,384th request (served.go)", n, servedMax)
+	}
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
 		return fmt.Errorf("-instructions needs valgrind: %v", err)
