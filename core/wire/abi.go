@@ -85,13 +85,8 @@ func DecodeRequest(buf []byte, r *Request) error {
 		if ve < 0 {
 			return errShortRequest
 		}
-		h := Header{BytesString(buf[off+4 : ne]), BytesString(buf[ne+4 : ve])}
-		if len(r.Headers) < cap(r.Headers) { // the slice kept from the last request: no append call
-			r.Headers = r.Headers[:len(r.Headers)+1]
-			r.Headers[len(r.Headers)-1] = h
-		} else {
-			r.Headers = append(r.Headers, h)
-		}
+		// The slice kept from the last request has room: no append call.
+		r.Headers = Push(r.Headers, Header{BytesString(buf[off+4 : ne]), BytesString(buf[ne+4 : ve])})
 		off = ve
 	}
 	if e = fieldEnd(buf, off); e < 0 {
