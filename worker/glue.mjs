@@ -22,7 +22,9 @@ const dec = new TextDecoder();
 // The first GET_HEADERS are all a GET or HEAD needs (the rate limit's client, and
 // If-None-Match); the rest only matter to OPTIONS and POST (CORS and the MCP
 // endpoint), so a GET neither reads nor passes them (core treats a header that is not
-// passed as empty): every request.headers.get is a call into the runtime.
+// passed as empty): every request.headers.get is a call into the runtime. A GET or
+// HEAD under one of the module's validator-free paths (the quotes': validatorFree)
+// reads only the first: no answer there has an ETag to match.
 const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
   "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 const GET_HEADERS = 2;
@@ -49,6 +51,10 @@ let app = null; // the instance: { ex: exports, mem, views of mem, request buffe
 // This request's header values, reused (one request at a time per isolate).
 const HV_ALL = new Array(HEADERS.length).fill("");
 const HV_GET = new Array(GET_HEADERS).fill("");
+const HV_CLIENT = [""]; // the client's address alone (validatorFree)
+// The module's validator-free paths (api.Server.ValidatorFreePaths), read with the
+// first instance; null until then.
+let validatorFreePaths = null;
 
 // Tier-up settling (session 22, issue 16). V8 compiles a hot function's optimized code
 // on a background thread and asks the isolate's thread to install it with an interrupt;
@@ -183,6 +189,7 @@ function views(a) {
     a.u8 = new Uint8Array(a.buf);
     a.dv = new DataView(a.buf);
     a.longAt = -1;
+    a.bodyView = null;
   }
 }
 
@@ -273,6 +280,7 @@ function instantiate(env) {
   const a = { ex: instance.exports, mem: instance.exports.memory, buf: null, u8: null, dv: null, ptr: 0, cap: 0,
     hdrs: new Array(HEADER_SLOTS).fill(null), // the glue's half of the header table, as empty as the module's
     longView: null, longAt: -1, // putString's view for long strings
+    status: 0, headers: null, body: null, bodyView: null, bodyStart: 0, bodyEnd: 0, // the last answer (call)
     prevList: null, prevSimple: false, prevHeaders: null, prevHeadersObj: null, prevRoute: "-", prevKV: false, // the last answer's headers (readAnswerHeaders)
     renewAt: (mib >= 4 && mib <= 1024 ? mib : RENEW_MIB) * 1048576 }; // renew() at this much memory
   state.mem = a.mem;
@@ -284,6 +292,7 @@ function instantiate(env) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
   a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
+  if (validatorFreePaths === null) validatorFreePaths = stringList(a, a.ex.validator_free_paths());
   // A fresh instance (an isolate's first, or after a trap) starts from the bundled
   // bookings: it gets the last inventory this isolate took, without waiting on KV.
   if (inv.blob !== null) {
@@ -479,13 +488,16 @@ function ascii(u8, p, end) {
   return end - p <= 4096 ? String.fromCharCode.apply(null, u8.subarray(p, end)) : latin1.decode(u8.subarray(p, end));
 }
 
-// call runs one request through the module and reads the response back. now (Date.now())
-// goes with it: the module reads no clock of its own on a request (main_wasip1.go: handle).
+// call runs one request through the module and leaves its answer in a: a.status,
+// a.headers and a.body (route and kv in a.prevRoute and a.prevKV), the instance's own
+// fields rather than an object a request (issue 16, session 28: every object a request
+// makes brings V8's next scavenge nearer). now (Date.now()) goes with it: the module
+// reads no clock of its own on a request (main_wasip1.go: handle).
 function call(a, method, target, hv, reqBody, now) {
   const n = writeRequest(a, method, target, HEADERS, hv, NAME_FIELDS, reqBody, hv.length);
   const ptr = a.ex.handle(n, now);
   views(a); // memory may have grown during the call
-  const dv = a.dv, u8 = a.u8;
+  const dv = a.dv;
   const total = dv.getUint32(ptr, true);
   const status = dv.getUint16(ptr + 4, true);
   const nhw = dv.getUint16(ptr + 6, true);
@@ -493,18 +505,28 @@ function call(a, method, target, hv, reqBody, now) {
   // SAME_HEADERS: the previous answer's headers, pair for pair (core/wire/hdrtable.go),
   // so its list serves again: from its second use on, as a Headers object made once
   // (readAnswerHeaders says why).
-  let headers;
   if ((nhw & SAME_HEADERS) === 0 || a.prevList === null) {
-    headers = readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
+    a.headers = readAnswerHeaders(a, ptr + 12, nhw & ~SAME_HEADERS);
   } else {
-    headers = keptHeaders(a);
+    a.headers = keptHeaders(a);
   }
-  const route = a.prevRoute, kv = a.prevKV;
-  const nullBody = status === 204 || status === 304 || method === "HEAD";
+  a.status = status;
+  if (status === 204 || status === 304 || method === "HEAD") {
+    a.body = null;
+    return;
+  }
   // A view, not a copy: the Response constructor copies a BufferSource's bytes (Fetch:
-  // "extract a body"), before the next call can overwrite them.
-  const body = nullBody ? null : u8.subarray(ptr + bodyOff, ptr + total);
-  return { status, headers, body, route, kv };
+  // "extract a body"; workerd's JsReadableStream), before the next call can overwrite
+  // them. So the view of the last answer serves again when this one has the same place
+  // and length (an answer of the same size: the module writes every answer at the same
+  // address), and no new view is made; views() drops it when the memory grew.
+  const start = ptr + bodyOff, end = ptr + total;
+  if (a.bodyView === null || a.bodyStart !== start || a.bodyEnd !== end) {
+    a.bodyView = a.u8.subarray(start, end);
+    a.bodyStart = start;
+    a.bodyEnd = end;
+  }
+  a.body = a.bodyView;
 }
 
 // readAnswerHeaders reads nh interned header entries from p, updating the table, and
@@ -730,35 +752,79 @@ async function readBody(request) {
 // (issue 16: an async fetch costs every request a promise and a microtask turn in
 // workerd, as much CPU as the module's whole handle).
 function answer(method, target, hv, body, env, ctx, now) {
-  let r;
+  let r; // the instance that answered (call left its answer in it), or FAILED
   for (let attempt = 0; ; attempt++) {
     try {
       if (app === null) app = instantiate(env);
-      r = call(app, method, target, hv, body, now);
+      r = app;
+      call(r, method, target, hv, body, now);
       break;
     } catch (err) {
       app = null; // a trap leaves the instance unusable: the next call starts afresh
       console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), attempt }));
       if (attempt >= 1) {
-        r = {
-          status: 500, route: "-", body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
-          headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" },
-        };
+        r = FAILED;
         break;
       }
     }
   }
-  if (r.kv && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
+  if (r.prevKV && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
   // The request log line (method is an HTTP token and route one of ours: no escaping).
   // No duration: a Worker's clock stands still while it computes, and Workers Logs has
   // the invocation's wall and CPU time.
   if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
-    console.log('{"method":"' + method + '","route":"' + r.route + '","status":' + r.status + "}");
+    console.log('{"method":"' + method + '","route":"' + r.prevRoute + '","status":' + r.status + "}");
   }
-  const res = new Response(r.body, { status: r.status, headers: r.headers }); // copies the body out of the module's memory
+  // The init object is one, its fields set for each answer: workerd reads them in the
+  // constructor and keeps neither the object nor a reference to it.
+  INIT.status = r.status;
+  INIT.headers = r.headers;
+  const res = new Response(r.body, INIT); // copies the body out of the module's memory
+  INIT.headers = null;
   if (app !== null && app.buf.byteLength >= app.renewAt) renew(env, ctx);
   if (++settled.served === settled.at) settle(ctx);
   return res;
+}
+
+// FAILED is the answer when the module trapped twice on one request.
+const FAILED = {
+  status: 500, prevRoute: "-", prevKV: false, body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
+  headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" },
+};
+const INIT = { status: 200, headers: null };
+
+// stringList reads a list of strings the module wrote at p (u32 count, then count x
+// (u32 len, bytes)).
+function stringList(a, p) {
+  views(a);
+  const out = [];
+  for (let i = 0, n = a.dv.getUint32(p, true); i < n; i++) {
+    const l = a.dv.getUint32(p + 4, true);
+    out.push(ascii(a.u8, p + 8, p + 8 + l));
+    p += 4 + l;
+  }
+  return out;
+}
+
+// validatorFree says whether target (request.url, whole) is under one of the module's
+// validator-free paths: its path is one, or one followed by "?" or "/". Issue 16,
+// session 28: the If-None-Match a quote does not read was ~1.2 K instructions of
+// workerd's a request (request.headers.get is a call into the runtime); this test is
+// two string builtins. A target it does not recognise (none before the first
+// instance, a path written another way) gets If-None-Match as before.
+function validatorFree(target) {
+  const paths = validatorFreePaths;
+  if (paths === null) return false;
+  const p = target.indexOf("/", 8); // the path: after "https://" (or "http://") and the host
+  if (p < 0) return false;
+  for (let i = 0; i < paths.length; i++) {
+    const s = paths[i];
+    if (target.startsWith(s, p)) {
+      const c = target.charCodeAt(p + s.length);
+      if (c !== c || c === 63 /* ? */ || c === 47 /* / */) return true; // c !== c: the end (NaN)
+    }
+  }
+  return false;
 }
 
 // readHeaders fills hv (HV_GET or HV_ALL) with the request's values of the first
@@ -794,7 +860,7 @@ export default {
     const target = request.url;
     const method = request.method;
     if (method === "POST") return post(request, target, env, ctx);
-    const hv = method === "GET" || method === "HEAD" ? HV_GET : HV_ALL;
+    const hv = method === "GET" || method === "HEAD" ? (validatorFree(target) ? HV_CLIENT : HV_GET) : HV_ALL;
     const now = Date.now(); // the inventory's schedule and the module's clock alike
     const ready = inventoryTick(env, ctx, now);
     if (ready !== null && readsInventory(method, target, env)) { // the isolate's first inventory read is under way

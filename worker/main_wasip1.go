@@ -222,6 +222,23 @@ func readsInventory(n uint32) uint32 {
 	return 0
 }
 
+// validator_free_paths returns the address of api.Server.ValidatorFreePaths as a list
+// of strings (u32 count, then count x (u32 len, bytes)), valid until the next call. The
+// glue reads it once per instance and then reads no If-None-Match for the targets under
+// those paths.
+//
+//go:wasmexport validator_free_paths
+func validatorFreePaths() uint32 {
+	ensureServer()
+	paths := server.ValidatorFreePaths()
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(paths)))
+	for _, p := range paths {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	return uint32(uintptr(unsafe.Pointer(&b[0])))
+}
+
 // nowMillis reads the host's realtime clock (Date.now() in the Worker) straight from
 // WASI: TinyGo's time.Now passes a pointer to a local to clock_time_get, which makes
 // that local a heap allocation on every call; a package-level result slot does not.

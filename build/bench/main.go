@@ -55,6 +55,7 @@ var (
 	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name after each wrk run (stderr)")
 	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
+	gcLog      = flag.String("gc-log", "", "with -instructions: append workerd's V8 --trace-gc lines to this file, each after its count's tag (the endpoint's index, then 0 for the project or 1 for the floor: 2-0 is the project's quotes; with -v8-flags=--trace-gc-nvp, each scavenge's survivors and promotion)")
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
 	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
 	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before each block of load rows (an endpoint at a connection count) and before the memory soak when either's RSS is over this many MB (0: never)")

@@ -139,8 +139,18 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 	go func() {
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		var gl *os.File // -gc-log: each trace line, tagged with the count's
+		if *gcLog != "" {
+			if f, err := os.OpenFile(*gcLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+				gl = f
+				defer f.Close()
+			}
+		}
 		for sc.Scan() {
 			line := sc.Text()
+			if gl != nil {
+				fmt.Fprintln(gl, tag, line)
+			}
 			switch {
 			case strings.Contains(line, ": Scavenge"), strings.Contains(line, ": Minor Mark"):
 				scavenges.Add(1)

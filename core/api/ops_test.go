@@ -172,3 +172,33 @@ func TestReadsInventory(t *testing.T) {
 		t.Errorf("after 500 questions and one request: x-ratelimit-remaining %q, want %q", got, want)
 	}
 }
+
+// TestValidatorFreePaths: the paths under which the glue passes no If-None-Match are
+// the quotes', and nothing under them answers with a validator or a 304, whatever
+// If-None-Match says; every other operation's 200 has one.
+func TestValidatorFreePaths(t *testing.T) {
+	s := robustServer(t)
+	got := s.ValidatorFreePaths()
+	if len(got) != 1 || got[0] != "/api/agent/quotes" {
+		t.Fatalf("ValidatorFreePaths() = %q, want [/api/agent/quotes]", got)
+	}
+	for _, target := range []string{
+		"/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5",
+		"/api/agent/quotes", "/api/agent/quotes?vehicle_id=x", "/api/agent/quotes/AQEC", "/api/agent/quotes/AQEC/x",
+	} {
+		for _, method := range []string{"GET", "HEAD"} {
+			plain := do(s, method, target, Header{Name: "cf-connecting-ip", Value: "203.0.113.9"})
+			star := do(s, method, target, Header{Name: "cf-connecting-ip", Value: "203.0.113.10"}, Header{Name: "if-none-match", Value: "*"})
+			if plain.Header("etag") != "" || star.Header("etag") != "" || star.Status == 304 || star.Status != plain.Status {
+				t.Errorf("%s %s: status %d, ETag %q without If-None-Match; with If-None-Match: * status %d, ETag %q",
+					method, target, plain.Status, plain.Header("etag"), star.Status, star.Header("etag"))
+			}
+		}
+	}
+	for _, target := range []string{"/api/agent/", "/api/agent/depots", "/api/agent/vehicles/4/accessories",
+		"/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"} {
+		if r := do(s, "GET", target, Header{Name: "cf-connecting-ip", Value: "203.0.113.11"}); r.Status != 200 || r.Header("etag") == "" {
+			t.Errorf("GET %s: status %d, ETag %q; want a 200 with a validator (a path ValidatorFreePaths covers must not be one)", target, r.Status, r.Header("etag"))
+		}
+	}
+}

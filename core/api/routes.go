@@ -49,6 +49,41 @@ func (s *Server) ReadsInventory(req *wire.Request) bool {
 	return op >= 0 && ops[op].Bookings
 }
 
+// ValidatorFreePaths returns the paths (the base path's included) under which no
+// answer carries a validator (an ETag), so that a GET or HEAD there never reads
+// If-None-Match: the operations that are never cached (cacheNone), each cut at its
+// path parameter. A path p covers the targets p, p?query and p/anything; a path that
+// would also cover an operation with a validator is left out. The glue reads
+// If-None-Match only for the targets none covers (worker/glue.mjs, validatorFree):
+// each request header it reads is a call into the runtime, ~1.2 K instructions of
+// workerd's (issue 16, session 28). Reading it anyway, as for a target no path covers,
+// changes no answer.
+func (s *Server) ValidatorFreePaths() []string {
+	var out []string
+	for i := range ops {
+		if ops[i].Cache != cacheNone {
+			continue
+		}
+		p := ops[i].Path
+		if j := strings.Index(p, "/{"); j >= 0 {
+			p = p[:j]
+		}
+		ok := p != "" && p != "/"
+		for k := range ops {
+			if q := ops[k].Path; ops[k].Cache != cacheNone && (q == p || strings.HasPrefix(q, p+"/")) {
+				ok = false
+			}
+		}
+		for _, o := range out {
+			ok = ok && o != s.cfg.BasePath+p
+		}
+		if ok {
+			out = append(out, s.cfg.BasePath+p)
+		}
+	}
+	return out
+}
+
 // Handle answers req into w (which it resets first). It never panics on any input.
 func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	w.Reset()
