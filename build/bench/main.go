@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -91,6 +92,7 @@ var endpoints = []endpoint{
 
 func main() {
 	flag.Parse()
+	stopOnSignal()
 	if *addrForm != "full" && *addrForm != "short" {
 		fmt.Fprintln(os.Stderr, "bench: -addr is full or short, not", *addrForm)
 		os.Exit(2)
@@ -502,9 +504,10 @@ func coldInstructions(vg, workerd, conf, path string) (float64, error) {
 		"--cachegrind-out-file=/dev/null", workerd, "serve", vconf)
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd); err != nil {
 		return 0, err
 	}
+	defer untrack(cmd)
 	ok := false
 	for t0 := time.Now(); time.Since(t0) < 120*time.Second && !ok; time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); err == nil {
@@ -552,7 +555,7 @@ func startAt(workerd, conf string, port int, path string) (*server, error) {
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd); err != nil {
 		return nil, err
 	}
 	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, workerd: workerd, conf: conf, path: path, port: port}
@@ -636,8 +639,42 @@ func (s *server) restart() error {
 	return nil
 }
 
+// live holds the process groups (workerd, or valgrind running it) this run started
+// and has not stopped yet, for stopOnSignal.
+var live sync.Map // pid (the group's) -> *exec.Cmd
+
+// startTracked starts cmd (made with Setpgid) and records its process group in live.
+func startTracked(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	live.Store(cmd.Process.Pid, cmd)
+	return nil
+}
+
+func untrack(cmd *exec.Cmd) { live.Delete(cmd.Process.Pid) }
+
+// stopOnSignal ends every process group still in live when the bench gets SIGINT,
+// SIGTERM or SIGHUP (^C, a timeout), then exits: the deferred stops do not run then,
+// and session 28 found two workerds under callgrind still running an hour after a
+// timed-out count, loading the machine through the next make bench.
+func stopOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-ch
+		live.Range(func(k, _ any) bool {
+			syscall.Kill(-k.(int), syscall.SIGKILL)
+			return true
+		})
+		fmt.Fprintln(os.Stderr, "bench:", sig, "- stopped the workerds it had started")
+		os.Exit(1)
+	}()
+}
+
 // stop ends workerd by PID: it ignores SIGINT when detached, so SIGTERM, then SIGKILL.
 func (s *server) stop() {
+	defer untrack(s.cmd)
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { s.cmd.Wait(); close(done) }()

@@ -132,7 +132,7 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 	}
 	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd); err != nil {
 		return 0, nil, "", err
 	}
 	var scavenges, majors atomic.Int64 // collections so far, by V8's --trace-gc lines

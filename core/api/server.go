@@ -73,6 +73,13 @@ type Server struct {
 		e   *rental.Error
 	}
 	mcpText []string // error messages in a tool's words (mcptext.go), built on first use
+
+	// This search's days and route fee, which every offer shares, written once with the
+	// members around them (writeOffers): daysRental is N,"rentalFee": and routeTotal
+	// ,"routeFee":R,"totalAmount":.
+	daysRental, routeTotal []byte
+	sharedDays             int
+	sharedRoute            int64
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
