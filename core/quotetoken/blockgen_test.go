@@ -52,16 +52,21 @@ func blockSource() []byte {
 		// Ch(e, f, g) = g ^ e&(f^g) and Maj(a, b, c) = a&b | c&(a|b): three and four
 		// operations, where e&f ^ ^e&g and a&b ^ a&c ^ b&c are four and five (wasm
 		// has no and-not).
-		p("t = %s + (rotr(%s, 6) ^ rotr(%s, 11) ^ rotr(%s, 25)) + (%s ^ %s&(%s^%s)) + k[%d] + w%d\n",
+		// Σ1(e) = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25) as rotr(rotr(rotr(e, 14)^e, 5)^e, 6),
+		// and Σ0, σ0 and σ1 alike (the nesting OpenSSL's SHA-256 uses): x86's rotate
+		// overwrites its operand, so three rotates of one value are three copies first,
+		// where the nested form copies it once (session 28: the copies and the registers
+		// they took were ~a tenth of a block's instructions under V8).
+		p("t = %s + rotr(rotr(rotr(%s, 14)^%s, 5)^%s, 6) + (%s ^ %s&(%s^%s)) + k[%d] + w%d\n",
 			H, E, E, E, G, E, F, G, i, i)
 		p("%s += t\n", D)
-		p("%s = t + (rotr(%s, 2) ^ rotr(%s, 13) ^ rotr(%s, 22)) + (%s&%s | %s&(%s|%s))\n",
+		p("%s = t + rotr(rotr(rotr(%s, 9)^%s, 11)^%s, 2) + (%s&%s | %s&(%s|%s))\n",
 			H, A, A, A, A, B, C, A, B)
 	}
 	p("if r == 48 {\nbreak\n}\n")
 	for j := 0; j < 16; j++ {
 		w2, w7, w15 := (j+14)%16, (j+9)%16, (j+1)%16
-		p("w%d += (rotr(w%d, 17) ^ rotr(w%d, 19) ^ w%d>>10) + w%d + (rotr(w%d, 7) ^ rotr(w%d, 18) ^ w%d>>3)\n",
+		p("w%d += (rotr(rotr(w%d, 2)^w%d, 17) ^ w%d>>10) + w%d + (rotr(rotr(w%d, 11)^w%d, 7) ^ w%d>>3)\n",
 			j, w2, w2, w2, w7, w15, w15, w15)
 	}
 	p("}\n")
