@@ -52,8 +52,8 @@ let app = null; // the instance: { ex: exports, mem, views of mem, request buffe
 const HV_ALL = new Array(HEADERS.length).fill("");
 const HV_GET = new Array(GET_HEADERS).fill("");
 const HV_CLIENT = [""]; // the client's address alone (validatorFree)
-// The module's validator-free paths (api.Server.ValidatorFreePaths), read after an
-// isolate's first answer (validatorFreeLater); null until then.
+// The module's validator-free paths (api.Server.ValidatorFreePaths), read with the
+// first instance; null until then.
 let validatorFreePaths = null;
 
 // Tier-up settling (session 22, issue 16). V8 compiles a hot function's optimized code
@@ -292,6 +292,7 @@ function instantiate(env) {
     if (env && env[k] !== undefined && env[k] !== null) { names.push(k); values.push(String(env[k])); }
   }
   a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
+  if (validatorFreePaths === null) validatorFreePaths = stringList(a, a.ex.validator_free_paths());
   // A fresh instance (an isolate's first, or after a trap) starts from the bundled
   // bookings: it gets the last inventory this isolate took, without waiting on KV.
   if (inv.blob !== null) {
@@ -780,7 +781,6 @@ function answer(method, target, hv, body, env, ctx, now) {
   INIT.headers = r.headers;
   const res = new Response(r.body, INIT); // copies the body out of the module's memory
   INIT.headers = null;
-  if (validatorFreePaths === null && app !== null) validatorFreeLater(ctx);
   if (app !== null && app.buf.byteLength >= app.renewAt) renew(env, ctx);
   if (++settled.served === settled.at) settle(ctx);
   return res;
@@ -806,36 +806,12 @@ function stringList(a, p) {
   return out;
 }
 
-// takeValidatorFree reads the module's validator-free paths from instance a.
-function takeValidatorFree(a) {
-  validatorFreePaths = stringList(a, a.ex.validator_free_paths());
-}
-
-// validatorFreeLater reads the validator-free paths in a timer turn after this answer,
-// not before an isolate's first answer, whose time is the cold start's (the export and
-// the functions it calls compile on their first call). Until then a GET reads
-// If-None-Match, as for a target no path covers.
-function validatorFreeLater(ctx) {
-  validatorFreePaths = []; // asked once; a failure sets it back to null
-  const p = new Promise((resolve) => setTimeout(() => {
-    try {
-      if (app !== null) takeValidatorFree(app);
-      else validatorFreePaths = null;
-    } catch (err) {
-      app = null; validatorFreePaths = null;
-      console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), where: "validator_free_paths" }));
-    }
-    resolve();
-  }, 0));
-  if (ctx) ctx.waitUntil(p);
-}
-
 // validatorFree says whether target (request.url, whole) is under one of the module's
 // validator-free paths: its path is one, or one followed by "?" or "/". Issue 16,
 // session 28: the If-None-Match a quote does not read was ~1.2 K instructions of
 // workerd's a request (request.headers.get is a call into the runtime); this test is
-// two string builtins. A target it does not recognise (every one before the paths are
-// read, a path written another way) gets If-None-Match as before.
+// two string builtins. A target it does not recognise (none before the first
+// instance, a path written another way) gets If-None-Match as before.
 function validatorFree(target) {
   const paths = validatorFreePaths;
   if (paths === null) return false;

@@ -11,8 +11,8 @@ import (
 
 // TestGlueValidatorFree runs the shipped glue's validatorFree under node with the
 // module's paths: the targets under the quotes' paths read no If-None-Match, every
-// other target does (an answer with an ETag must see it), and until the paths are
-// read (after an isolate's first answer, not with its instance) every target does.
+// other target does (an answer with an ETag must see it), and before an isolate's
+// first instance every target does.
 func TestGlueValidatorFree(t *testing.T) {
 	cases := []struct {
 		url  string
@@ -52,7 +52,7 @@ func TestGlueValidatorFree(t *testing.T) {
 	}
 	for i, c := range cases {
 		if got.Before[i] {
-			t.Errorf("%s: validator-free before the module's paths were read (no instance, or an instance but no answer yet)", c.url)
+			t.Errorf("%s: validator-free before any instance (the paths are the module's)", c.url)
 		}
 		if got.After[i] != c.want {
 			t.Errorf("%s: validatorFree %v, want %v", c.url, got.After[i], c.want)

@@ -34,14 +34,13 @@ if (!routes[route] || !(n > 0)) {
 }
 // The glue as shipped, with the module handed in and its call() exported.
 const glue = readFileSync(join(root, "worker", "glue.mjs"), "utf8")
-  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { call, instantiate, validatorFree, takeValidatorFree };\n";
+  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { call, instantiate, validatorFree };\n";
 globalThis.__module = new WebAssembly.Module(readFileSync(wasmPath));
 const dir = mkdtempSync(join(tmpdir(), "calls-"));
 writeFileSync(join(dir, "glue.mjs"), glue);
 const g = await import(join(dir, "glue.mjs"));
 const a = g.instantiate({ BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "100", SEARCH_MAX_AGE_SECONDS: "10",
   QUOTE_SIGNING_KEYS: "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" });
-g.takeValidatorFree(a); // as the glue does after an isolate's first answer
 // The target as workerd gives it: request.url whole (the glue passes it so).
 // The headers as the glue's fetch reads them: the client's address, and If-None-Match
 // but under a validator-free path (a quote).
