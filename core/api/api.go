@@ -72,12 +72,15 @@ func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
 	if sr.DropOffDepot, e = s.requiredID("drop_off_depot_id"); e != nil {
 		return sr, e
 	}
-	if sr.PickUp, e = s.q.requiredDate("pick_up_date"); e != nil {
+	var text string
+	if sr.PickUp, text, e = s.q.requiredDateText("pick_up_date"); e != nil {
 		return sr, e
 	}
-	if sr.DropOff, e = s.q.requiredDate("drop_off_date"); e != nil {
+	s.keepDateText(0, sr.PickUp, text)
+	if sr.DropOff, text, e = s.q.requiredDateText("drop_off_date"); e != nil {
 		return sr, e
 	}
+	s.keepDateText(1, sr.DropOff, text)
 	sr.Today = rental.NZToday(wire.FloorDiv(nowMs, 1000))
 	sr.Refs = &s.refs
 	return sr, nil
@@ -320,8 +323,34 @@ var noVehicleParts vehicleJSONParts
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
 	b = wire.Put(b, s.cfg.WebURL)
-	b = appendSearchQuery(wire.Put(b, "/book?"), sr)
+	b = wire.Put(b, "/book?")
+	b = wire.Room(b, searchQueryMax)
+	buf := b[:cap(b)]
+	b = buf[:s.searchQueryAt(buf, len(b), sr)]
 	return wire.Put(b, "&vehicle_id=")
+}
+
+// keepDateText keeps date d's text (from the query: how Date.At writes d) in slot i,
+// for dateAt.
+func (s *Server) keepDateText(i int, d rental.Date, text string) {
+	if len(text) == rental.DateLen {
+		s.dateText[i].d = d
+		copy(s.dateText[i].text[:], text)
+	}
+}
+
+// dateAt writes d at buf[n:] as Date.At does: a copy of the text kept for it when
+// there is one (the search's two dates, as the query gave them), else from the day
+// count. Issue 16, session 28: Date.At's conversion of a day count to a civil date was
+// ~300 instructions a date under node, twice for every search's booking link and
+// every quote's checkout link.
+func (s *Server) dateAt(buf []byte, n int, d rental.Date) int {
+	for i := range s.dateText {
+		if t := &s.dateText[i]; t.d == d && t.text[0] != 0 {
+			return wire.BytesAt(buf, n, t.text[:])
+		}
+	}
+	return d.At(buf, n)
 }
 
 // appendSearchQuery appends the search's four parameters as a query (without "?"), in
@@ -551,7 +580,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	n = wire.IntAt(buf, n, int64(q.Days))
 	n = wire.PutAt(buf, n, `,"checkoutUrl":"`)
 	n = wire.PutAt(buf, n, s.cfg.WebURL)
-	n = searchQueryAt(buf, wire.PutAt(buf, n, "/book?"), sr)
+	n = s.searchQueryAt(buf, wire.PutAt(buf, n, "/book?"), sr)
 	n = wire.PutAt(buf, n, "&vehicle_id=")
 	n = wire.IntAt(buf, n, q.Vehicle.ID)
 	if q.Insurance != nil {
@@ -621,17 +650,20 @@ func itemHead(heads [][]byte, i int) []byte {
 	return nil
 }
 
-// searchQueryAt is appendSearchQuery with the cursor writers (at most 65 + 2*MaxInt +
-// 2*rental.DateLen bytes).
-func searchQueryAt(buf []byte, n int, sr *rental.Search) int {
+// searchQueryMax is the most bytes searchQueryAt writes.
+const searchQueryMax = 65 + 2*wire.MaxInt + 2*rental.DateLen
+
+// searchQueryAt is appendSearchQuery with the cursor writers (at most searchQueryMax
+// bytes), the search's dates through dateAt.
+func (s *Server) searchQueryAt(buf []byte, n int, sr *rental.Search) int {
 	n = wire.PutAt(buf, n, "pick_up_depot_id=")
 	n = wire.IntAt(buf, n, sr.PickUpDepot)
 	n = wire.PutAt(buf, n, "&drop_off_depot_id=")
 	n = wire.IntAt(buf, n, sr.DropOffDepot)
 	n = wire.PutAt(buf, n, "&pick_up_date=")
-	n = sr.PickUp.At(buf, n)
+	n = s.dateAt(buf, n, sr.PickUp)
 	n = wire.PutAt(buf, n, "&drop_off_date=")
-	return sr.DropOff.At(buf, n)
+	return s.dateAt(buf, n, sr.DropOff)
 }
 
 // rfc3339Len is how many bytes rfc3339At writes.

@@ -176,3 +176,35 @@ func TestQuoteAtRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkDatesFollowTheQuery: a search's and a quote's links write their dates from
+// the text kept for them (dateAt); after other requests with other dates, each answer's
+// links carry its own query's dates.
+func TestLinkDatesFollowTheQuery(t *testing.T) {
+	s := robustServer(t)
+	for _, c := range []struct{ path, from, to string }{
+		{"/api/agent/vehicles/availability", "2027-03-08", "2027-03-19"},
+		{"/api/agent/quotes", "2027-04-02", "2027-04-11"},
+		{"/api/agent/vehicles/availability", "2027-05-10", "2027-05-20"},
+		{"/api/agent/vehicles/availability/calendar", "2027-06-01", "2027-06-03"},
+		{"/api/agent/quotes", "2027-03-08", "2027-03-19"},
+		{"/api/agent/vehicles/availability", "2027-04-02", "2027-04-12"},
+	} {
+		target := c.path + "?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=" + c.from + "&drop_off_date=" + c.to
+		want := "pick_up_date=" + c.from + "&drop_off_date=" + c.to
+		switch {
+		case strings.HasSuffix(c.path, "/quotes"):
+			target += "&vehicle_id=1"
+		case strings.HasSuffix(c.path, "/calendar"):
+			target = c.path + "?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=" + c.from + "&latest_pick_up_date=" + c.to + "&days=7"
+			want = ""
+		}
+		r := do(s, "GET", target, wire.Header{Name: "cf-connecting-ip", Value: "203.0.113.44"})
+		if r.Status != 200 {
+			t.Fatalf("GET %s: %d %s", target, r.Status, r.Body)
+		}
+		if want != "" && (!strings.Contains(string(r.Body), want) || strings.Count(string(r.Body), "_date=") != 2*strings.Count(string(r.Body), want)) {
+			t.Errorf("GET %s: a link without %s: %.300s", target, want, r.Body)
+		}
+	}
+}

@@ -270,11 +270,19 @@ func idError(param, kind, v string, i int) *rental.Error {
 
 // requiredDate reads a required YYYY-MM-DD parameter.
 func (q *query) requiredDate(key string) (rental.Date, *rental.Error) {
+	d, _, e := q.requiredDateText(key)
+	return d, e
+}
+
+// requiredDateText is requiredDate with the parameter's text: when the date is valid,
+// the text is how Date.At writes it (ParseDate takes YYYY-MM-DD alone).
+func (q *query) requiredDateText(key string) (rental.Date, string, *rental.Error) {
 	v, ok := q.get(key)
 	if !ok {
-		return 0, missing(key, "a date, YYYY-MM-DD")
+		return 0, "", missing(key, "a date, YYYY-MM-DD")
 	}
-	return parseDateParam(key, v)
+	d, e := parseDateParam(key, v)
+	return d, v, e
 }
 
 // parseDateParam tells a wrong format from an impossible date.

@@ -80,6 +80,14 @@ type Server struct {
 	daysRental, routeTotal []byte
 	sharedDays             int
 	sharedRoute            int64
+
+	// The text of this request's two search dates, as the query gave them (which is
+	// how Date.At writes them: ParseDate takes YYYY-MM-DD alone), for dateAt; a slot
+	// whose text starts with 0 is empty.
+	dateText [2]struct {
+		d    rental.Date
+		text [rental.DateLen]byte
+	}
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
