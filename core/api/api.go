@@ -323,10 +323,7 @@ var noVehicleParts vehicleJSONParts
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(b []byte, sr *rental.Search) []byte {
 	b = wire.Put(b, s.cfg.WebURL)
-	b = wire.Put(b, "/book?")
-	b = wire.Room(b, searchQueryMax)
-	buf := b[:cap(b)]
-	b = buf[:s.searchQueryAt(buf, len(b), sr)]
+	b = s.appendSearchQuery(wire.Put(b, "/book?"), sr)
 	return wire.Put(b, "&vehicle_id=")
 }
 
@@ -354,16 +351,12 @@ func (s *Server) dateAt(buf []byte, n int, d rental.Date) int {
 }
 
 // appendSearchQuery appends the search's four parameters as a query (without "?"), in
-// the order the spec lists them: the hand-off links and the suggestions share it.
-func appendSearchQuery(b []byte, sr *rental.Search) []byte {
-	b = wire.Put(b, "pick_up_depot_id=")
-	b = wire.AppendInt(b, sr.PickUpDepot)
-	b = wire.Put(b, "&drop_off_depot_id=")
-	b = wire.AppendInt(b, sr.DropOffDepot)
-	b = wire.Put(b, "&pick_up_date=")
-	b = sr.PickUp.AppendTo(b)
-	b = wire.Put(b, "&drop_off_date=")
-	return sr.DropOff.AppendTo(b)
+// the order the spec lists them: the hand-off links and the suggestions share it
+// (searchQueryAt after making room).
+func (s *Server) appendSearchQuery(b []byte, sr *rental.Search) []byte {
+	b = wire.Room(b, searchQueryMax)
+	buf := b[:cap(b)]
+	return buf[:s.searchQueryAt(buf, len(b), sr)]
 }
 
 func (s *Server) getAccessories(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
@@ -653,8 +646,8 @@ func itemHead(heads [][]byte, i int) []byte {
 // searchQueryMax is the most bytes searchQueryAt writes.
 const searchQueryMax = 65 + 2*wire.MaxInt + 2*rental.DateLen
 
-// searchQueryAt is appendSearchQuery with the cursor writers (at most searchQueryMax
-// bytes), the search's dates through dateAt.
+// searchQueryAt writes the search's query at buf[n:] with the cursor writers (at most
+// searchQueryMax bytes), its dates through dateAt.
 func (s *Server) searchQueryAt(buf []byte, n int, sr *rental.Search) int {
 	n = wire.PutAt(buf, n, "pick_up_depot_id=")
 	n = wire.IntAt(buf, n, sr.PickUpDepot)

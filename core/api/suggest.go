@@ -45,7 +45,7 @@ func (s *Server) suggestFor(e *rental.Error, sr *rental.Search, vehicle int64) *
 
 // appendSearchURL appends path?{the search}[&vehicle_id=]{the pass-through parameters}.
 func (s *Server) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
-	b = appendSearchQuery(wire.PutByte(wire.Put(b, path), '?'), sr)
+	b = s.appendSearchQuery(wire.PutByte(wire.Put(b, path), '?'), sr)
 	if vehicle != 0 {
 		b = wire.Put(b, "&vehicle_id=")
 		b = wire.AppendInt(b, vehicle)
