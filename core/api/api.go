@@ -136,26 +136,35 @@ func (s *Server) writeOffers(b []byte) []byte {
 
 // offersAt writes the Offer array of s.offers at buf[n:] with the cursor writers
 // (core/wire/cursor.go): it allocates nothing, so TinyGo gives it no collector frame.
+// What every offer reads from s is taken into locals first: a store into buf may alias
+// any field as far as the compiler knows, so each was loaded again from memory for
+// every offer, each load bounds-checked by V8 (issue 16, session 29).
 func (s *Server) offersAt(buf []byte, n int) int {
+	offers, parts := s.offers, s.vehicleParts
+	sharedDays, sharedRoute := s.sharedDays, s.sharedRoute
+	daysRental, routeTotal, bookingLink := s.daysRental, s.routeTotal, s.bookingLink
 	n = wire.ByteAt(buf, n, '[')
-	for i := range s.offers {
-		o := &s.offers[i]
+	for i := range offers {
+		o := &offers[i]
 		if i > 0 {
 			n = wire.ByteAt(buf, n, ',')
 		}
-		vj := s.vehicleJSON(o)
+		vj := &noVehicleParts
+		if k := o.Index; k >= 0 && k < len(parts) {
+			vj = &parts[k]
+		}
 		n = wire.CopyAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		n = wire.MoneyAt(buf, n, o.DailyRateCents)
 		n = wire.CopyAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
-		if o.Days == s.sharedDays && o.RouteCents == s.sharedRoute {
+		if o.Days == sharedDays && o.RouteCents == sharedRoute {
 			// the search's days and route fee, written once (writeOffers): two copies
 			// instead of formatting both and writing three member names (issue 16,
 			// session 28: ~100 instructions an offer)
-			n = wire.BytesAt(buf, n, s.daysRental) // 15 bytes or so: two words
+			n = wire.BytesAt(buf, n, daysRental) // 15 bytes or so: two words
 			start := n
 			n = wire.MoneyAt(buf, n, o.RentalCents)
 			end := n
-			n = wire.CopyAt(buf, n, s.routeTotal)
+			n = wire.CopyAt(buf, n, routeTotal)
 			if o.TotalCents == o.RentalCents { // no route fee: the rental fee's digits again
 				n = wire.BytesAt(buf, n, buf[start:end])
 			} else {
@@ -165,8 +174,8 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			n = wire.IntAt(buf, n, int64(o.Days))
 			n = feesAt(buf, n, o)
 		}
-		n = wire.CopyAt(buf, n, s.bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		n = wire.BytesAt(buf, n, vj.idEnd)     // N"}
+		n = wire.CopyAt(buf, n, bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		n = wire.BytesAt(buf, n, vj.idEnd)   // N"}
 	}
 	return wire.ByteAt(buf, n, ']')
 }
@@ -341,6 +350,8 @@ func (s *Server) keepDateText(i int, d rental.Date, text string) {
 // count. Issue 16, session 28: Date.At's conversion of a day count to a civil date was
 // ~300 instructions a date under node, twice for every search's booking link and
 // every quote's checkout link.
+//
+//go:inline
 func (s *Server) dateAt(buf []byte, n int, d rental.Date) int {
 	for i := range s.dateText {
 		if t := &s.dateText[i]; t.d == d && t.text[0] != 0 {

@@ -193,6 +193,8 @@ func (s *Server) run(i int, req *wire.Request, w *wire.Response, pathParam strin
 
 // checkParams refuses a query parameter the operation did not read (call it once the
 // operation has read all of its parameters).
+//
+//go:inline
 func (s *Server) checkParams() *rental.Error { return s.q.unknown(s.op.accepted) }
 
 // hint returns where the values of the current operation's parameter key come from

@@ -16,6 +16,8 @@ const (
 
 // common sets the headers every JSON response carries, with the Cache-Control of its
 // class: one block (answerHeaders.common).
+//
+//go:inline
 func (s *Server) common(w *wire.Response, c cacheClass) {
 	w.SetHeaders(&s.headers.common[c])
 }

@@ -16,6 +16,8 @@ const (
 )
 
 // belowBase returns a path's part below the base path, and whether it is below it.
+//
+//go:inline
 func (s *Server) belowBase(path string) (string, bool) {
 	base := s.cfg.BasePath
 	if len(path) < len(base) || path[:len(base)] != base || (len(path) > len(base) && path[len(base)] != '/') {

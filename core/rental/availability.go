@@ -351,15 +351,34 @@ func (c *Catalog) AvailabilityFiltered(s Search, f *Filter, dst []Offer) ([]Offe
 	return c.offers(&sc, f, dst), nil
 }
 
-// offers appends the available vehicles of a resolved search that pass f.
+// offers appends the available vehicles of a resolved search that pass f. It is
+// available and rental over every vehicle, with what they read from c and sc taken
+// into locals first: a store into dst may alias any field as far as the compiler
+// knows, so the catalog's slices and the search's numbers were loaded again from
+// memory for every vehicle, each load bounds-checked by V8 (issue 16, session 29).
+// TestOffersMatchAvailable holds it to available and rental.
 func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
-	for vi := range c.vehicleX {
-		if !c.available(vi, sc) {
+	vx, vs, fleet := c.vehicleX, c.vehicles, c.fleet
+	nd, pd, season, days := len(c.depots), sc.pd, sc.season, sc.days
+	a, b, route := sc.a, sc.b, sc.route
+	counts := sc.counts
+	ns := min(len(c.seasonNames), maxSeasons)
+	if len(vs) < len(vx) || season < 0 || season >= maxSeasons {
+		return dst
+	}
+	for vi := range vx {
+		x := &vx[vi]
+		p := vi*nd + pd
+		if fleet[p] <= 0 || int32(days) < x.minDays[season] || c.blockedIn(p, a, b) != nil {
 			continue
 		}
-		r := c.rental(vi, sc)
-		total := satAdd(r, sc.route)
-		if !f.Keep(&c.vehicles[vi], total) {
+		var r int64
+		for k := 0; k < ns; k++ {
+			r += x.rates[k] * int64(counts[k])
+		}
+		total := satAdd(r, route)
+		v := &vs[vi]
+		if !f.Keep(v, total) {
 			continue
 		}
 		// Written in place once dst has room (it is kept between requests): under TinyGo
@@ -371,8 +390,8 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 			dst = dst[:n+1]
 		}
 		o := &dst[n]
-		o.Vehicle, o.Index, o.Days = &c.vehicles[vi], vi, sc.days
-		o.RentalCents, o.DailyRateCents, o.RouteCents, o.TotalCents = r, dailyRate(r, sc.days), sc.route, total
+		o.Vehicle, o.Index, o.Days = v, vi, days
+		o.RentalCents, o.DailyRateCents, o.RouteCents, o.TotalCents = r, dailyRate(r, days), route, total
 	}
 	return dst
 }

@@ -186,3 +186,59 @@ func TestAvailabilityAllocs(t *testing.T) {
 		t.Errorf("no offers")
 	}
 }
+
+// TestOffersMatchAvailable holds offers (the search's loop, with what it reads taken
+// into locals: session 29) to available and rental, vehicle by vehicle: every depot
+// pair, pick-up days across the calendar and the seasons, hire lengths from 1 to 30
+// days, with and without filters. It fails when offers drops, adds or prices a
+// vehicle differently.
+func TestOffersMatchAvailable(t *testing.T) {
+	c := bundledCatalog(t)
+	filters := []Filter{{}, {MinBerths: 4}, {Transmission: "automatic"}, {Class: "campervan"}, {MaxTotalCents: 150000}, {VehicleID: 5}}
+	first, last := c.CalendarRange()
+	var dst []Offer
+	checked, offered := 0, 0
+	for _, from := range c.Depots() {
+		for _, to := range c.Depots() {
+			for day := testToday; day <= last && day < first.AddDays(800); day = day.AddDays(23) {
+				for _, n := range []int{1, 3, 7, 12, 30} {
+					s := Search{PickUpDepot: from.ID, DropOffDepot: to.ID, PickUp: day, DropOff: day.AddDays(n - 1), Today: testToday}
+					sc, err := c.check(s)
+					if err != nil {
+						continue
+					}
+					for fi := range filters {
+						f := &filters[fi]
+						dst = c.offers(&sc, f, dst[:0])
+						var want []Offer
+						for vi := range c.vehicleX {
+							if !c.available(vi, &sc) {
+								continue
+							}
+							r := c.rental(vi, &sc)
+							total := satAdd(r, sc.route)
+							if !f.Keep(&c.vehicles[vi], total) {
+								continue
+							}
+							want = append(want, Offer{Vehicle: &c.vehicles[vi], Index: vi, Days: sc.days,
+								RentalCents: r, DailyRateCents: dailyRate(r, sc.days), RouteCents: sc.route, TotalCents: total})
+						}
+						if len(dst) != len(want) {
+							t.Fatalf("%+v filter %+v: %d offers, want %d", s, *f, len(dst), len(want))
+						}
+						for i := range want {
+							if dst[i] != want[i] {
+								t.Fatalf("%+v filter %+v: offer %d = %+v, want %+v", s, *f, i, dst[i], want[i])
+							}
+						}
+						checked++
+						offered += len(dst)
+					}
+				}
+			}
+		}
+	}
+	if checked < 1000 || offered < 1000 {
+		t.Fatalf("only %d searches with %d offers compared: the table no longer reaches the catalog", checked, offered)
+	}
+}

@@ -40,6 +40,8 @@ func satAdd(a, b int64) int64 {
 // AccessoryCost returns the charge for qty units of a over a hire of days days:
 // per day, price*days capped at MaxChargeCents (when set) per unit, times qty;
 // per hire, price*qty. It returns 0 for a nil accessory or non-positive days or qty.
+//
+//go:inline
 func AccessoryCost(a *Accessory, days, qty int) int64 {
 	if a == nil || days <= 0 || qty <= 0 {
 		return 0

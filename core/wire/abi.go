@@ -36,6 +36,8 @@ type Request struct {
 }
 
 // Header returns the value of the named header (lower case), or "".
+//
+//go:inline
 func (r *Request) Header(name string) string {
 	for i := range r.Headers {
 		if h := &r.Headers[i]; len(h.Name) == len(name) && Same(h.Name, name) { // Same: a word at a time
@@ -226,6 +228,8 @@ func (w *Response) bodyInPlace() bool {
 }
 
 // SetHeader adds a header (lower-case name by convention; each name is added once).
+//
+//go:inline
 func (w *Response) SetHeader(name, value string) {
 	w.hdr = AppendField(w.hdr, name)
 	w.hdr = AppendField(w.hdr, value)
@@ -302,6 +306,8 @@ func appendIntPair(b []byte, name string, v int64) []byte {
 }
 
 // SetHeaders adds the headers of h, in their order.
+//
+//go:inline
 func (w *Response) SetHeaders(h *Headers) {
 	if h.n > 0 && h.n <= maxFixedPairs && w.nfixed < maxRespBlocks {
 		w.fixed[w.nfixed], w.fixAt[w.nfixed] = h, len(w.hdr)

@@ -141,6 +141,8 @@ func ByteAt(buf []byte, n int, c byte) int {
 
 // IntAt writes the decimal form of v at buf[n:] (at most MaxInt bytes) and returns the
 // index after it.
+//
+//go:inline
 func IntAt(buf []byte, n int, v int64) int {
 	if v >= 0 && v <= 1<<32-1 {
 		return uint32At(buf, n, uint32(v))

@@ -52,6 +52,8 @@ func PutByte(b []byte, c byte) []byte {
 }
 
 // PutU32 appends v as 4 little-endian bytes (the module's ABI).
+//
+//go:inline
 func PutU32(b []byte, v uint32) []byte {
 	n := len(b)
 	if cap(b)-n < 4 {
