@@ -303,7 +303,7 @@ func (k *Keyring) Sign(dst []byte, q *Quote) []byte {
 	// an array assignment: a copy of constant length, which LLVM writes as word loads
 	// and stores rather than a memory.copy (a call out to C in V8)
 	*(*[MACLen]byte)(b[n:]) = [MACLen]byte(k.sum[:])
-	return enc.AppendEncode(dst, b[:n+MACLen])
+	return appendBase64(dst, b[:n+MACLen])
 }
 
 // Verify decodes tok into q when it is a token signed by one of the keys. It does not
