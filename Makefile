@@ -29,7 +29,9 @@ endif
 # and gets the same -O2 after). V8 compiles a function whole on its first call, so every
 # isolate's first answer compiled 38.8 KB of code instead of 24.0 KB.
 # -opt s, with //go:inline on the request path's small helpers (RATIONALE.md, "Inline
-# hints"): -opt 2 is 13-16% faster per request and 70 KB larger.
+# hints"): -opt 2 is 13-16% faster per request and 70 KB larger. Session 29 measured it
+# again on workerd: 2-4 K instructions fewer a request, 59 KB more, and a first answer
+# 1.31x the floor's time against 1.29x (BENCHMARKS.md, session 29).
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=leaking -ldflags='-extldflags "--initial-memory=3145728"'
 # Binaryen's wasm-opt (installed with TinyGo's apt packages) after TinyGo, in two steps:
 # --strip-dwarf first (Binaryen skips the passes that cannot keep DWARF up to date while
