@@ -6,6 +6,7 @@ import (
 	"github.com/campervan/agent-api/core/wire"
 	. "github.com/campervan/agent-api/core/wire"
 
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -196,5 +197,42 @@ func TestClientKey(t *testing.T) {
 	}
 	if key("203.0.113.7") != key("::ffff:203.0.113.7") || key("203.0.113.7") == key("203.0.113.8") {
 		t.Error("IPv4 identity")
+	}
+}
+
+// TestQueryGetAnyOrder: get starts where it last found a pair (session 29), so it must
+// find every key whatever the order the client sent them in, find a key asked twice,
+// and miss an absent one, from any starting point.
+func TestQueryGetAnyOrder(t *testing.T) {
+	keys := []string{"pick_up_depot_id", "drop_off_depot_id", "pick_up_date", "drop_off_date", "vehicle_id", "accessory_ids", "insurance_id"}
+	r := rand.New(rand.NewSource(29))
+	var q query
+	for round := 0; round < 200; round++ {
+		order := r.Perm(len(keys))
+		raw := ""
+		for j, k := range order {
+			if j > 0 {
+				raw += "&"
+			}
+			raw += keys[k] + "=v" + keys[k]
+		}
+		if e := q.parse(raw); e != nil {
+			t.Fatalf("parse(%q) = %v", raw, e)
+		}
+		for _, k := range append(append([]string{}, keys...), keys[r.Intn(len(keys))], "min_berths") {
+			v, ok := q.get(k)
+			if k == "min_berths" {
+				if ok || v != "" {
+					t.Fatalf("%q: get(%q) = %q, %v; want absent", raw, k, v, ok)
+				}
+				continue
+			}
+			if !ok || v != "v"+k {
+				t.Fatalf("%q: get(%q) = %q, %v; want %q", raw, k, v, ok, "v"+k)
+			}
+		}
+		if e := q.unknown("x"); e != nil {
+			t.Fatalf("%q: every key was read, unknown = %v", raw, e)
+		}
 	}
 }
