@@ -149,10 +149,7 @@ func (s *Server) offersAt(buf []byte, n int) int {
 		if i > 0 {
 			n = wire.ByteAt(buf, n, ',')
 		}
-		vj := &noVehicleParts
-		if k := o.Index; k >= 0 && k < len(parts) {
-			vj = &parts[k]
-		}
+		vj := partsOf(parts, o)
 		n = wire.CopyAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		n = wire.MoneyAt(buf, n, o.DailyRateCents)
 		n = wire.CopyAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
@@ -320,9 +317,15 @@ func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 
 // vehicleJSON returns the pre-rendered parts for v (v comes from the catalog, so
 // its index is always in range; the check only keeps a bug from trapping the instance).
-func (s *Server) vehicleJSON(o *rental.Offer) *vehicleJSONParts {
-	if i := o.Index; i >= 0 && i < len(s.vehicleParts) {
-		return &s.vehicleParts[i]
+func (s *Server) vehicleJSON(o *rental.Offer) *vehicleJSONParts { return partsOf(s.vehicleParts, o) }
+
+// partsOf returns offer o's vehicle's parts from parts (the server's, or a loop's local
+// copy of the slice: offersAt), or empty parts for an index outside them.
+//
+//go:inline
+func partsOf(parts []vehicleJSONParts, o *rental.Offer) *vehicleJSONParts {
+	if i := o.Index; i >= 0 && i < len(parts) {
+		return &parts[i]
 	}
 	return &noVehicleParts
 }

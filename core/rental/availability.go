@@ -300,10 +300,17 @@ func (c *Catalog) blockedIn(p, a, b int) *span {
 //
 //go:inline
 func (c *Catalog) rental(vi int, sc *searchCtx) int64 {
-	x := &c.vehicleX[vi]
+	return rentalOf(&c.vehicleX[vi], &sc.counts, min(len(c.seasonNames), maxSeasons))
+}
+
+// rentalOf is rental on what it reads: the vehicle's rates, the hire days per season
+// and the number of seasons (offers passes its locals).
+//
+//go:inline
+func rentalOf(x *vehicleData, counts *[maxSeasons]int32, ns int) int64 {
 	var sum int64
-	for k := 0; k < len(c.seasonNames) && k < maxSeasons; k++ {
-		sum += x.rates[k] * int64(sc.counts[k])
+	for k := 0; k < ns; k++ {
+		sum += x.rates[k] * int64(counts[k])
 	}
 	return sum
 }
@@ -325,10 +332,16 @@ func dailyRate(rental int64, days int) int64 {
 //
 //go:inline
 func (c *Catalog) available(vi int, sc *searchCtx) bool {
-	p := vi*len(c.depots) + sc.pd
-	return c.fleet[p] > 0 &&
-		int32(sc.days) >= c.vehicleX[vi].minDays[sc.season] &&
-		c.blockedIn(p, sc.a, sc.b) == nil
+	return c.availableAt(&c.vehicleX[vi], c.fleet, vi*len(c.depots)+sc.pd, sc.days, sc.season, sc.a, sc.b)
+}
+
+// availableAt is available on what it reads: the vehicle, the fleet table and its
+// index p (vehicle x pick-up depot), the hire's days, season and day range (offers
+// passes its locals).
+//
+//go:inline
+func (c *Catalog) availableAt(x *vehicleData, fleet []int32, p, days, season, a, b int) bool {
+	return fleet[p] > 0 && int32(days) >= x.minDays[season] && c.blockedIn(p, a, b) == nil
 }
 
 // Availability checks s and appends to dst[:0] one Offer per available vehicle,
@@ -352,8 +365,8 @@ func (c *Catalog) AvailabilityFiltered(s Search, f *Filter, dst []Offer) ([]Offe
 }
 
 // offers appends the available vehicles of a resolved search that pass f. It is
-// available and rental over every vehicle, with what they read from c and sc taken
-// into locals first: a store into dst may alias any field as far as the compiler
+// available and rental over every vehicle (availableAt, rentalOf), with what they read
+// from c and sc taken into locals first: a store into dst may alias any field as far as the compiler
 // knows, so the catalog's slices and the search's numbers were loaded again from
 // memory for every vehicle, each load bounds-checked by V8 (issue 16, session 29).
 // TestOffersMatchAvailable holds it to available and rental.
@@ -369,13 +382,10 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 	for vi := range vx {
 		x := &vx[vi]
 		p := vi*nd + pd
-		if fleet[p] <= 0 || int32(days) < x.minDays[season] || c.blockedIn(p, a, b) != nil {
+		if !c.availableAt(x, fleet, p, days, season, a, b) {
 			continue
 		}
-		var r int64
-		for k := 0; k < ns; k++ {
-			r += x.rates[k] * int64(counts[k])
-		}
+		r := rentalOf(x, &counts, ns)
 		total := satAdd(r, route)
 		v := &vs[vi]
 		if !f.Keep(v, total) {

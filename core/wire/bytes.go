@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/binary"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -96,8 +95,8 @@ func AppendHex64(b []byte, v uint64) []byte {
 	}
 	b = b[:at+16]
 	out := b[at : at+16 : at+16]
-	binary.LittleEndian.PutUint64(out[:8], hexWord(uint32(v>>32)))
-	binary.LittleEndian.PutUint64(out[8:], hexWord(uint32(v)))
+	put64(out[:8], hexWord(uint32(v>>32)))
+	put64(out[8:], hexWord(uint32(v)))
 	return b
 }
 
