@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/campervan/agent-api/core/wire"
 )
@@ -106,6 +107,11 @@ var Shared = Key{0, 1}
 // any spelling (case, leading zeros, ::). Anything else is Shared. It accepts exactly
 // what netip.ParseAddr accepts, zones aside (a test compares them on fuzzed input).
 func ClientOf(h string) Key {
+	if len(h) == 39 { // the full form, as most clients' addresses arrive (parseV6Full)
+		if hi, lo, ok := parseV6Full(h); ok {
+			return keyOf64(hi, lo)
+		}
+	}
 	ip, ok := parseIP(h)
 	if !ok {
 		return Shared
@@ -114,7 +120,10 @@ func ClientOf(h string) Key {
 }
 
 func keyOf(ip *[16]byte) Key {
-	hi, lo := binary.BigEndian.Uint64(ip[:8]), binary.BigEndian.Uint64(ip[8:])
+	return keyOf64(binary.BigEndian.Uint64(ip[:8]), binary.BigEndian.Uint64(ip[8:]))
+}
+
+func keyOf64(hi, lo uint64) Key {
 	if hi == 0 && lo>>32 == 0xffff {
 		return Key{0, lo} // IPv4 (IPv4-mapped)
 	}
@@ -130,7 +139,9 @@ func parseIP(s string) (ip [16]byte, ok bool) {
 		return ip, false
 	}
 	if len(s) == 39 {
-		if ip, ok = parseV6Full(s); ok {
+		if hi, lo, ok := parseV6Full(s); ok {
+			binary.BigEndian.PutUint64(ip[:8], hi)
+			binary.BigEndian.PutUint64(ip[8:], lo)
 			return ip, true
 		}
 	}
@@ -149,39 +160,65 @@ func parseIP(s string) (ip [16]byte, ok bool) {
 
 // parseV6Full parses the full form of an IPv6 address, eight groups of four hex digits
 // (39 bytes), the way privacy addresses, most clients' addresses, arrive in
-// CF-Connecting-IP. A byte at a time through parseV6 that was ~1.4 K instructions of
-// every request under V8 (issue 16); here a group is four table lookups. It fails on
-// anything else, which parseV6 then reads, so the two agree on every 39-byte string.
-func parseV6Full(s string) (ip [16]byte, ok bool) {
+// CF-Connecting-IP, into its two 64-bit halves. It fails on anything else, which parseV6
+// then reads, so the two agree on every 39-byte string (TestParseV6FullEveryByte).
+//
+// Two groups at a time as one 64-bit word, their eight digits tested and converted
+// together (hexPair).
+// A byte at a time through parseV6 that was ~1.4 K instructions of every
+// request under V8 (issue 16, session 25); four table lookups a group ~820 (session
+// 30: each lookup and each byte load is a bounds-checked access under workerd).
+func parseV6Full(s string) (hi, lo uint64, ok bool) {
 	s = s[:39]
-	for g := 0; g < 8; g++ {
-		q := s[5*g : 5*g+4]
-		if g < 7 && s[5*g+4] != ':' {
-			return ip, false
-		}
-		a, b, c, d := hexVal[q[0]], hexVal[q[1]], hexVal[q[2]], hexVal[q[3]]
-		if a|b|c|d < 0 {
-			return ip, false
-		}
-		ip[2*g], ip[2*g+1] = byte(a<<4|b), byte(c<<4|d)
+	// the seven colons, each 0 after the xor when it is one
+	bad := uint32(s[4]^':') | uint32(s[9]^':') | uint32(s[14]^':') | uint32(s[19]^':') |
+		uint32(s[24]^':') | uint32(s[29]^':') | uint32(s[34]^':')
+	v0, b0 := hexPair(uint64(ld32(s, 0)) | uint64(ld32(s, 5))<<32)
+	v1, b1 := hexPair(uint64(ld32(s, 10)) | uint64(ld32(s, 15))<<32)
+	v2, b2 := hexPair(uint64(ld32(s, 20)) | uint64(ld32(s, 25))<<32)
+	v3, b3 := hexPair(uint64(ld32(s, 30)) | uint64(ld32(s, 35))<<32)
+	if uint64(bad)|b0|b1|b2|b3 != 0 {
+		return 0, 0, false
 	}
-	return ip, true
+	return v0<<32 | v1, v2<<32 | v3, true
 }
 
-// hexVal is the value of each hex digit, -1 for any other byte (built when TinyGo
-// compiles the module: its initialiser runs at build time).
-var hexVal = func() (t [256]int8) {
-	for i := range t {
-		t[i] = -1
-	}
-	for i := 0; i < 10; i++ {
-		t['0'+i] = int8(i)
-	}
-	for i := 0; i < 6; i++ {
-		t['a'+i], t['A'+i] = int8(10+i), int8(10+i)
-	}
-	return t
-}()
+// ld32 is s[i:i+4] as a little-endian word (s is a 39-byte address, i at most 35):
+// one 32-bit load. Written as four byte loads shifted into the top half of a 64-bit
+// word, LLVM kept them four loads (it joins byte loads into one only from bit 0 up).
+// Unaligned, and fine so: wasm, amd64 and arm64 load a word at any address, and the
+// Go checker of unsafe conversions (checkptr) tests alignment only for types that
+// hold pointers. The module and these tests' hosts are little-endian; a big-endian
+// host would fail TestParseV6FullEveryByte, not serve wrong keys unnoticed.
+//
+//go:inline
+func ld32(s string, i int) uint32 {
+	_ = s[i+3]
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
+}
+
+// hexPair reads the eight hex digits in the bytes of x (the first digit in the lowest
+// byte) as a 32-bit number, big-endian as written; bad is 0 when all eight are hex
+// digits (either case), and not 0 otherwise. Per byte c below 0x80 no sum carries into
+// the next byte: c+0x50 has its top bit set when c >= '0', c+0x46 when c > '9';
+// y = c|0x20 folds the capitals ('A'-'F' and only they become 'a'-'f'), y+0x1f has its
+// top bit set when y >= 'a', y+0x19 when y > 'f'. A byte of 0x80 or more is neither a
+// digit nor a letter by these sums (each either keeps its top bit in both or wraps to
+// clear it in the first), so it makes bad by itself; the carry it may pass upwards
+// changes only bytes whose value is discarded with it.
+//
+//go:inline
+func hexPair(x uint64) (v, bad uint64) {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x80-'9'-1)*ones)
+	y := x | 0x20*ones
+	letter := (y + (0x80-'a')*ones) &^ (y + (0x80-'f'-1)*ones)
+	bad = (digit|letter)&tops ^ tops
+	n := x&(0x0f*ones) + (letter&tops)>>7*9                 // each byte its digit's value
+	t := n&0x000f000f000f000f<<4 | n>>8&0x000f000f000f000f  // bytes 0, 2, 4, 6: two digits each
+	u := t&0x000000ff000000ff<<8 | t>>16&0x000000ff000000ff // 16-bit lanes at bits 0 and 32: the groups
+	return u&0xffff<<16 | u>>32, bad
+}
 
 // parseV4 parses four decimal fields of 0..255 without leading zeros into out[:4].
 func parseV4(s string, out []byte) bool {

@@ -923,3 +923,37 @@ func TestParseIPFullForm(t *testing.T) {
 		}
 	}
 }
+
+// TestParseV6FullEveryByte holds parseIP and ClientOf to net/netip for full-form
+// addresses with each of their 39 bytes replaced by every byte value in turn: a wrong
+// range in hexPair's tests, a carry between its bytes or a colon not checked shows here.
+func TestParseV6FullEveryByte(t *testing.T) {
+	rnd := rand.New(rand.NewSource(30))
+	for i := 0; i < 24; i++ {
+		var b [16]byte
+		rnd.Read(b[:])
+		s := netip.AddrFrom16(b).StringExpanded()
+		if i%2 == 1 {
+			s = strings.ToUpper(s)
+		}
+		if hi, lo, ok := parseV6Full(s); !ok || hi != binary.BigEndian.Uint64(b[:8]) || lo != binary.BigEndian.Uint64(b[8:]) {
+			t.Fatalf("parseV6Full(%q) = %x %x %v", s, hi, lo, ok)
+		}
+		m := []byte(s)
+		for pos := range m {
+			for c := 0; c < 256; c++ {
+				m[pos] = byte(c)
+				f := string(m)
+				got, ok := parseIP(f)
+				a, err := netip.ParseAddr(f)
+				if ok != (err == nil && a.Zone() == "") || (ok && got != a.As16()) {
+					t.Fatalf("parseIP(%q) = %x %v, net/netip %v %v", f, got, ok, a, err)
+				}
+				if k, want := ClientOf(f), refClientOf(f); k != want {
+					t.Fatalf("ClientOf(%q) = %x, net/netip says %x", f, k, want)
+				}
+			}
+			m[pos] = s[pos]
+		}
+	}
+}
