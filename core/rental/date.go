@@ -15,14 +15,37 @@ const (
 
 // ParseDate returns the date written as "YYYY-MM-DD"; ok is false for anything
 // else, including impossible dates (2026-02-30) and years outside 1970..9999.
+//
+// "YYYY-MM-" is read as one 64-bit word and its six digits and two dashes tested
+// together, the day's two digits as a pair: field by field through wire.Digits, each
+// byte was a bounds-checked load and a test of its own under workerd, ~310
+// instructions a date and two dates a search (issue 16, session 30). A byte is a
+// digit when its high nibble is 3 and adding 6 leaves it 3 ('0'-'9' are 0x30-0x39);
+// once every byte has passed (a digit's, or a dash), none carried into the next.
+// TestParseDateEveryByte holds it to the field-by-field reading on every byte value at
+// every place.
 func ParseDate(s string) (Date, bool) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+	if len(s) != 10 {
 		return 0, false
 	}
-	y, ok1 := twoOrFour(s[0:4])
-	m, ok2 := twoOrFour(s[5:7])
-	d, ok3 := twoOrFour(s[8:10])
-	if !ok1 || !ok2 || !ok3 || y < minYear || y > maxYear || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	const (
+		ones    = 0x0101010101010101
+		digitsM = 0x00ffff00ffffffff // the bytes of YYYY and MM (little-endian: s[0] lowest)
+		dashesM = 0xff0000ff00000000 // s[4] and s[7]
+		dashes  = 0x2d00002d00000000
+	)
+	x := wire.Load64(s, 0)
+	dd := uint32(s[8]) | uint32(s[9])<<8
+	if x&dashesM != dashes || x&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||
+		(x+0x06*ones)&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||
+		dd&0xf0f0 != 0x3030 || (dd+0x0606)&0xf0f0 != 0x3030 {
+		return 0, false
+	}
+	v := x & (0x0f * ones)
+	y := int(v&0xf)*1000 + int(v>>8&0xf)*100 + int(v>>16&0xf)*10 + int(v>>24&0xf)
+	m := int(v>>40&0xf)*10 + int(v>>48&0xf)
+	d := int(dd&0xf)*10 + int(dd>>8&0xf)
+	if y < minYear || y > maxYear || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, false
 	}
 	return DateOf(y, m, d), true

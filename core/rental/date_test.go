@@ -151,6 +151,49 @@ func TestNZTodayMatchesTZDatabase(t *testing.T) {
 	}
 }
 
+// refParseDate is ParseDate field by field, as it was before it read words.
+func refParseDate(s string) (Date, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	y, ok1 := twoOrFour(s[0:4])
+	m, ok2 := twoOrFour(s[5:7])
+	d, ok3 := twoOrFour(s[8:10])
+	if !ok1 || !ok2 || !ok3 || y < minYear || y > maxYear || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, false
+	}
+	return DateOf(y, m, d), true
+}
+
+// TestParseDateEveryByte holds ParseDate, which tests the digits and dashes a word at
+// a time, to refParseDate with each of a date's ten bytes replaced by every byte value,
+// on dates across the range, leap days and month ends among them.
+func TestParseDateEveryByte(t *testing.T) {
+	for _, s := range []string{"2026-11-27", "1970-01-01", "9999-12-31", "2028-02-29", "2100-02-28", "2000-02-29",
+		"2026-04-30", "2026-12-31", "1999-09-09", "2027-03-08"} {
+		if got, ok := ParseDate(s); !ok || got.String() != s {
+			t.Fatalf("ParseDate(%q) = %s, %v", s, got, ok)
+		}
+		b := []byte(s)
+		for i := range b {
+			for c := 0; c < 256; c++ {
+				b[i] = byte(c)
+				got, ok := ParseDate(string(b))
+				want, wok := refParseDate(string(b))
+				if ok != wok || got != want {
+					t.Fatalf("ParseDate(%q) = %d, %v; field by field %d, %v", b, got, ok, want, wok)
+				}
+			}
+			b[i] = s[i]
+		}
+	}
+	for _, s := range []string{"", "2026-11-2", "2026-11-277", "2026/11/27", "２０２６-11-27"} {
+		if _, ok := ParseDate(s); ok {
+			t.Fatalf("ParseDate(%q) accepted it", s)
+		}
+	}
+}
+
 func FuzzParseDate(f *testing.F) {
 	for _, s := range []string{"2026-02-30", "2028-02-29", "9999-12-31", "x"} {
 		f.Add(s)
