@@ -54,6 +54,7 @@ var (
 	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	vgrind     = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
 	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name after each wrk run (stderr)")
+	jitNames   = flag.Bool("jit-names", false, "with -instructions: run both workerds with V8's "+jitNamesFlag+" and report the project's JIT code and builtins a request by function name (jitnames.go; diagnosis only)")
 	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
 	gcLog      = flag.String("gc-log", "", "with -instructions: append workerd's V8 --trace-gc lines to this file, each after its count's tag (the endpoint's index, then 0 for the project or 1 for the floor: 2-0 is the project's quotes; with -v8-flags=--trace-gc-nvp, each scavenge's survivors and promotion)")
@@ -711,10 +712,17 @@ func statCPU(path string) (name string, user, sys float64) {
 
 // withV8Flags adds -v8-flags to a workerd config's text.
 func withV8Flags(conf string) string {
-	if *v8flags == "" {
+	var flags []string
+	if *v8flags != "" {
+		flags = strings.Split(*v8flags, ",")
+	}
+	if *jitNames && *instrN > 0 {
+		flags = append(flags, jitNamesFlag)
+	}
+	if len(flags) == 0 {
 		return conf
 	}
-	return addV8Flags(conf, strings.Split(*v8flags, ",")...)
+	return addV8Flags(conf, flags...)
 }
 
 // addV8Flags adds flags to a workerd config's v8Flags list, making the list (before its

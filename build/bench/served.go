@@ -58,6 +58,7 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	fmt.Fprintf(report, "\ninstructions per request served (workerd under callgrind, V8 --single-threaded, counted from right after a garbage collection to right after the first that follows at least %d requests, after %d of warm-up, every request from a new client; the project and the floor serve the same requests side by side):\n\n", n, servedWarm)
 	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project | compiles in the window, project / floor (not counted) | project's window | floor's window |\n|---|---|---|---|---|---|---|---|\n")
 	var cacheLines []string           // with -cache-sim: each endpoint's misses per request
+	var jitLines []string             // with -jit-names: each endpoint's JIT functions
 	for i, e := range endpoints[:3] { // the three: depots, availability, quotes
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
@@ -86,6 +87,12 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 			cacheLines = append(cacheLines, fmt.Sprintf("%s, per request, project / floor: %s", e.name, strings.Join(parts, ", ")))
 		}
 		fmt.Fprintf(os.Stderr, "instructions %s: project %.0f, floor %.0f per request\n", e.name, a, f)
+		if lines := jitReports[fmt.Sprintf("%d-0", i)]; len(lines) > 0 {
+			jitLines = append(jitLines, fmt.Sprintf("%s, the project's JIT code and builtins a request by function (-jit-names): %s", e.name, strings.Join(lines, "; ")))
+		}
+	}
+	if len(jitLines) > 0 {
+		fmt.Fprintf(report, "\n%s\n", strings.Join(jitLines, "\n"))
 	}
 	if len(cacheLines) > 0 {
 		fmt.Fprintf(report, "\ncallgrind's cache simulation (-cache-sim):\n%s\n", strings.Join(cacheLines, "\n"))
@@ -208,6 +215,13 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 		}
 		if ev := eventCounts(text); ev["Ir"] > 0 {
 			ev["compile"] = compileInstructions(text)
+			if *jitNames {
+				lines, err := jitReport(text, pid, int(counted), 15)
+				if err != nil {
+					return 0, nil, "", err
+				}
+				jitReports[tag] = lines
+			}
 			for k := range ev {
 				ev[k] /= float64(counted)
 			}
