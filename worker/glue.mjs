@@ -254,7 +254,14 @@ function writeRequest(a, method, target, names, values, nameFields, body, count)
   let size = 16 + 3 * (method.length + target.length) + body.length;
   for (let i = 0; i < count; i++) size += 8 + 3 * (names[i].length + values[i].length);
   const base = ensure(a, size);
-  let p = putString(a, base, method);
+  let p;
+  if (method === "GET") { // most requests: two stores, not putString's loop (the byte after "GET" is the next field's)
+    a.dv.setUint32(base, 3, true);
+    a.dv.setUint32(base + 4, 0x544547, true);
+    p = base + 7;
+  } else {
+    p = putString(a, base, method);
+  }
   p = putString(a, p, target);
   a.dv.setUint32(p, count, true);
   p += 4;
