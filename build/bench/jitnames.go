@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"regexp"
@@ -58,33 +57,8 @@ func jitReport(text []byte, pid string, counted int, top int) ([]string, error) 
 		}
 		return "wasm (TurboFan, unnamed)"
 	}
-	self := map[string]float64{} // callgrind's function -> self cost (Ir)
-	names := map[string]string{}
-	cur, skip := "", false
-	for _, line := range bytes.Split(text, []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		switch c := line[0]; {
-		case bytes.HasPrefix(line, []byte("fn=")):
-			cur = fnName(names, string(line[3:]))
-		case bytes.HasPrefix(line, []byte("cfn=")):
-			fnName(names, string(line[4:]))
-		case bytes.HasPrefix(line, []byte("calls=")):
-			skip = true
-		case c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*':
-			if skip {
-				skip = false
-				continue
-			}
-			if fl := bytes.Fields(line); len(fl) >= 2 {
-				v, _ := strconv.ParseFloat(string(fl[1]), 64)
-				self[cur] += v
-			}
-		}
-	}
 	byName := map[string]float64{}
-	for fn, v := range self {
+	for fn, v := range selfCosts(text) {
 		switch {
 		case jitAddr.MatchString(fn):
 			a, _ := strconv.ParseUint(fn[2:], 16, 64)

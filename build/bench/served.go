@@ -298,16 +298,29 @@ func eventCounts(text []byte) map[string]float64 {
 // one that falls in a window of ~2,000 requests would add 5-20 K to each of them
 // (session 27). servedInstructions reports the count without it.
 func compileInstructions(text []byte) float64 {
-	names := map[string]string{} // fn=(id) name compression
 	var total float64
-	compiling, skip := false, false
+	for fn, v := range selfCosts(text) {
+		if compilePattern.MatchString(fn) {
+			total += v
+		}
+	}
+	return total
+}
+
+// selfCosts returns each function's self cost (the first event, Ir) in a callgrind
+// dump, by name: the cost lines under each fn=, without the inclusive cost that follows
+// a calls= line.
+func selfCosts(text []byte) map[string]float64 {
+	self := map[string]float64{}
+	names := map[string]string{} // fn=(id) name compression
+	cur, skip := "", false
 	for _, line := range bytes.Split(text, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
 		switch c := line[0]; {
 		case bytes.HasPrefix(line, []byte("fn=")):
-			compiling = compilePattern.MatchString(fnName(names, string(line[3:])))
+			cur = fnName(names, string(line[3:]))
 		case bytes.HasPrefix(line, []byte("cfn=")):
 			fnName(names, string(line[4:])) // defines the id for later fn= lines
 		case bytes.HasPrefix(line, []byte("calls=")):
@@ -317,16 +330,13 @@ func compileInstructions(text []byte) float64 {
 				skip = false
 				continue
 			}
-			if compiling {
-				f := bytes.Fields(line)
-				if len(f) >= 2 {
-					v, _ := strconv.ParseFloat(string(f[1]), 64)
-					total += v
-				}
+			if f := bytes.Fields(line); len(f) >= 2 {
+				v, _ := strconv.ParseFloat(string(f[1]), 64)
+				self[cur] += v
 			}
 		}
 	}
-	return total
+	return self
 }
 
 // compilePattern names the functions of V8's compilers and parsers in workerd's symbols.

@@ -164,10 +164,9 @@ func parseIP(s string) (ip [16]byte, ok bool) {
 // then reads, so the two agree on every 39-byte string (TestParseV6FullEveryByte).
 //
 // Two groups at a time as one 64-bit word, their eight digits tested and converted
-// together (hexPair).
-// A byte at a time through parseV6 that was ~1.4 K instructions of every
-// request under V8 (issue 16, session 25); four table lookups a group ~820 (session
-// 30: each lookup and each byte load is a bounds-checked access under workerd).
+// together (hexPair). A byte at a time through parseV6 this was ~1.4 K instructions of
+// every request under V8 (issue 16, session 25), with four table lookups a group ~820
+// (session 30: each lookup and each byte load is a bounds-checked access under workerd).
 func parseV6Full(s string) (hi, lo uint64, ok bool) {
 	s = s[:39]
 	// the seven colons, each 0 after the xor when it is one
