@@ -127,9 +127,10 @@ func (s *Server) writeOffers(b []byte) []byte {
 		o := &s.offers[0]
 		s.sharedDays, s.sharedRoute = o.Days, o.RouteCents
 		s.daysRental = wire.Put(wire.AppendInt(s.daysRental[:0], int64(o.Days)), `,"rentalFee":`)
+		s.daysRentalW, _ = wire.MakeShort(s.daysRental)
 		s.routeTotal = wire.Put(wire.AppendMoney(wire.Put(s.routeTotal[:0], `,"routeFee":`), o.RouteCents), `,"totalAmount":`)
 	}
-	b = wire.Room(b, 2+len(s.offers)*(s.partsMax+len(s.bookingLink)+offerNumbers))
+	b = wire.Room(b, 2+len(s.offers)*(s.partsMax+len(s.bookingLink)+offerNumbers)+16) // +16: wire.ShortAt's second word
 	buf := b[:cap(b)]
 	return buf[:s.offersAt(buf, len(b))]
 }
@@ -143,6 +144,7 @@ func (s *Server) offersAt(buf []byte, n int) int {
 	offers, parts := s.offers, s.vehicleParts
 	sharedDays, sharedRoute := s.sharedDays, s.sharedRoute
 	daysRental, routeTotal, bookingLink := s.daysRental, s.routeTotal, s.bookingLink
+	daysRentalW := s.daysRentalW
 	n = wire.ByteAt(buf, n, '[')
 	for i := range offers {
 		o := &offers[i]
@@ -157,7 +159,11 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			// the search's days and route fee, written once (writeOffers): two copies
 			// instead of formatting both and writing three member names (issue 16,
 			// session 28: ~100 instructions an offer)
-			n = wire.BytesAt(buf, n, daysRental) // 15 bytes or so: two words
+			if daysRentalW.Len() == len(daysRental) { // 16 bytes or fewer: two word stores
+				n = wire.ShortAt(buf, n, &daysRentalW)
+			} else {
+				n = wire.BytesAt(buf, n, daysRental)
+			}
 			start := n
 			n = wire.MoneyAt(buf, n, o.RentalCents)
 			end := n
@@ -171,8 +177,12 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			n = wire.IntAt(buf, n, int64(o.Days))
 			n = feesAt(buf, n, o)
 		}
-		n = wire.CopyAt(buf, n, bookingLink) // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		n = wire.BytesAt(buf, n, vj.idEnd)   // N"}
+		n = wire.CopyAt(buf, n, bookingLink)  // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		if vj.idEndW.Len() == len(vj.idEnd) { // N"}
+			n = wire.ShortAt(buf, n, &vj.idEndW)
+		} else {
+			n = wire.BytesAt(buf, n, vj.idEnd)
+		}
 	}
 	return wire.ByteAt(buf, n, ']')
 }
@@ -294,8 +304,9 @@ func byBerths(a, b rental.Offer) int {
 // on every request was the larger part of an availability search's time in wasm.
 type vehicleJSONParts struct {
 	head, mid []byte
-	idEnd     []byte // the vehicle id and the end of the offer: N"}
-	cal       []byte // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
+	idEnd     []byte     // the vehicle id and the end of the offer: N"}
+	idEndW    wire.Short // idEnd as words, for wire.ShortAt; empty (Len 0) when idEnd is longer than 16 bytes
+	cal       []byte     // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
 }
 
 func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
@@ -310,7 +321,9 @@ func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 		facts = wire.AppendJSONString(wire.Put(facts, `,"transmission":`), v.Transmission)
 		m := wire.PutBytes(wire.AppendJSONString(wire.Put([]byte(nil), `,"imageUrl":`), v.ImageURL), facts)
 		m = wire.Put(m, `,"days":`)
-		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: wire.Put(wire.AppendInt(nil, v.ID), `"}`), cal: wire.PutBytes(id, facts)}
+		idEnd := wire.Put(wire.AppendInt(nil, v.ID), `"}`)
+		idEndW, _ := wire.MakeShort(idEnd)
+		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: idEnd, idEndW: idEndW, cal: wire.PutBytes(id, facts)}
 	}
 	return out
 }

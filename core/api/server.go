@@ -78,6 +78,7 @@ type Server struct {
 	// members around them (writeOffers): daysRental is N,"rentalFee": and routeTotal
 	// ,"routeFee":R,"totalAmount":.
 	daysRental, routeTotal []byte
+	daysRentalW            wire.Short // daysRental as words (wire.ShortAt); Len 0 when longer than 16 bytes
 	sharedDays             int
 	sharedRoute            int64
 

@@ -47,6 +47,51 @@ func TestMoneyAtMatchesDecimal(t *testing.T) {
 	for _, c := range []int64{math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 1 << 32 * 100, -(1 << 32) * 100} {
 		check(c)
 	}
+	// With room for exactly the text, under 8 bytes: the word path cannot store its
+	// eight, and moneyAt writes it.
+	for c := int64(0); c < 1_000_000; c += 7 {
+		want := decimal.New(c, -2).String()
+		if got := exact(t, len(want), func(buf []byte, n int) int { return MoneyAt(buf, n, c) }); got != want {
+			t.Fatalf("MoneyAt(%d) with %d bytes of room = %q", c, len(want), got)
+		}
+	}
+}
+
+// TestMoneyWord: the word path's text and length, every amount it takes.
+func TestMoneyWord(t *testing.T) {
+	var b [8]byte
+	for c := uint32(0); c < 1_000_000; c++ {
+		w, n := moneyWord(c)
+		put64(b[:], w)
+		if want := decimal.New(int64(c), -2).String(); string(b[:n]) != want {
+			t.Fatalf("moneyWord(%d) = %q, want %q", c, b[:n], want)
+		}
+	}
+}
+
+// TestShortAt: MakeShort takes 0 to 16 bytes and refuses 17; ShortAt writes the piece
+// whole, leaves the bytes before n, and panics with less than 16 bytes of room.
+func TestShortAt(t *testing.T) {
+	src := []byte("0123456789abcdefg")
+	for m := 0; m <= 16; m++ {
+		s, ok := MakeShort(src[:m])
+		if !ok || s.Len() != m {
+			t.Fatalf("MakeShort of %d bytes: ok %v, Len %d", m, ok, s.Len())
+		}
+		if got := exact(t, 16, func(buf []byte, n int) int { return ShortAt(buf, n, &s) }); got != string(src[:m]) {
+			t.Fatalf("ShortAt of %q wrote %q", src[:m], got)
+		}
+	}
+	if s, ok := MakeShort(src); ok || s.Len() != 0 {
+		t.Fatalf("MakeShort of 17 bytes: ok %v, Len %d", ok, s.Len())
+	}
+	s, _ := MakeShort([]byte("12"))
+	defer func() {
+		if recover() == nil {
+			t.Fatal("ShortAt with 15 bytes of room did not panic")
+		}
+	}()
+	ShortAt(make([]byte, 18), 3, &s)
 }
 
 // TestIntAtMatchesStrconv: IntAt writes strconv's decimal form and fits MaxInt.
