@@ -93,7 +93,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 	s.sugg = s.sugg[:0]
 	target := req.Target
 	path, rawQuery := target, ""
-	if i := strings.IndexByte(target, '?'); i >= 0 {
+	if i := wire.IndexByte(target, '?'); i >= 0 {
 		path, rawQuery = target[:i], target[i+1:]
 	}
 	rest, ok := s.belowBase(path)

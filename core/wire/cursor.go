@@ -159,6 +159,37 @@ func Same(a, b string) bool {
 	return true
 }
 
+// IndexByte is strings.IndexByte eight bytes at a time: the index of the first c in s,
+// or -1. TinyGo's is a byte loop, ~8 instructions a byte under V8 with workerd's
+// bounds checks, and every request's target is scanned for its '?' (issue 16,
+// session 31: ~270 instructions for a search's 33-byte path). A word's bytes equal
+// to c are the zero bytes of x = word ^ c*0x01..: (x - 0x01..) &^ x & 0x80.. marks
+// them, and can mark wrongly only above a true one, so the lowest mark is exact.
+func IndexByte(s string, c byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if s[i] == c {
+				return i
+			}
+		}
+		return -1
+	}
+	pat := uint64(c) * ones
+	i := 0
+	for ; i+8 < n; i += 8 {
+		if x := ld64(s, i) ^ pat; (x-ones)&^x&highs != 0 {
+			return i + bits.TrailingZeros64((x-ones)&^x&highs)>>3
+		}
+	}
+	i = n - 8 // the last eight, overlapping the word before (none of whose bytes is c)
+	if x := ld64(s, i) ^ pat; (x-ones)&^x&highs != 0 {
+		return i + bits.TrailingZeros64((x-ones)&^x&highs)>>3
+	}
+	return -1
+}
+
 // Load64 returns the eight bytes of s from i as a little-endian word: one load.
 func Load64(s string, i int) uint64 { return ld64(s, i) }
 
