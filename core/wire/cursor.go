@@ -219,6 +219,10 @@ func ByteAt(buf []byte, n int, c byte) int {
 //
 //go:inline
 func IntAt(buf []byte, n int, v int64) int {
+	if uint64(v) < 10 { // most ids, quantities and counts: no call (session 31)
+		buf[n] = byte('0' + v)
+		return n + 1
+	}
 	if v >= 0 && v <= 1<<32-1 {
 		return uint32At(buf, n, uint32(v))
 	}
