@@ -275,15 +275,26 @@ func (k *Keyring) mac(key *key, msg []byte) {
 // constant words. Through digest's write and finish the two took ~1.9 K more
 // instructions a quote under V8 (issue 16): zeroing the padding byte by byte, the
 // inner digest written out as bytes and read back as words, and the length.
+//
+// When msg's array has a block's room (the keyring's scratch, where Sign and Verify
+// put every payload), the inner block's words are read from it eight bytes a load and
+// byte-swapped in registers, and the padding is made in the words (innerWords), not
+// copied into a buffer (a memory.copy, a call out of wasm in V8) and read back a byte
+// at a time (session 31).
 func (k *Keyring) macShort(key *key, msg []byte) {
 	d := &k.d
-	d.buf = [blockSize]byte{} // constant length: word stores, not a call out of wasm
-	n := copy(d.buf[:], msg)
-	d.buf[n] = 0x80
-	binary.BigEndian.PutUint64(d.buf[blockSize-8:], uint64(blockSize+n)<<3)
-	d.h = key.inner
-	d.block(d.buf[:])
 	w := &d.w
+	d.h = key.inner
+	if cap(msg) >= blockSize {
+		innerWords(w, msg[:blockSize:blockSize], len(msg))
+		compress(&d.h, w)
+	} else {
+		d.buf = [blockSize]byte{} // constant length: word stores, not a call out of wasm
+		n := copy(d.buf[:], msg)
+		d.buf[n] = 0x80
+		binary.BigEndian.PutUint64(d.buf[blockSize-8:], uint64(blockSize+n)<<3)
+		d.block(d.buf[:])
+	}
 	*(*[8]uint32)(w[:8]) = d.h
 	*(*[8]uint32)(w[8:]) = [8]uint32{0x80000000, 0, 0, 0, 0, 0, 0, (blockSize + 32) << 3}
 	d.h = key.outer
@@ -294,6 +305,24 @@ func (k *Keyring) macShort(key *key, msg []byte) {
 	for i := 0; i < 8; i += 2 {
 		binary.LittleEndian.PutUint64(k.sum[4*i:4*i+8], uint64(bits.ReverseBytes32(h[i]))|uint64(bits.ReverseBytes32(h[i+1]))<<32)
 	}
+}
+
+// innerWords sets w to the block of HMAC's inner hash over the n bytes (n at most 55)
+// at the start of blk (a block's bytes, past n whatever they hold), after the key's
+// block: the message's words big-endian, the 0x80 after it, zeros, and the length in
+// bits of the key's block and the message.
+func innerWords(w *[16]uint32, blk []byte, n int) {
+	blk = blk[:blockSize:blockSize]
+	for i := 0; i < 8; i++ {
+		v := bits.ReverseBytes64(binary.LittleEndian.Uint64(blk[8*i : 8*i+8]))
+		w[2*i], w[2*i+1] = uint32(v>>32), uint32(v)
+	}
+	wi, j := n>>2&15, uint(n&3) // the word of byte n, and its place in the word
+	w[wi] = w[wi]&^(0xffffffff>>(8*j)) | 0x80000000>>(8*j)
+	for i := wi + 1; i < 14; i++ {
+		w[i] = 0
+	}
+	w[14], w[15] = 0, uint32(blockSize+n)<<3
 }
 
 // Sign appends the token of q, signed with the first key, to dst; it sets q.KeyID.

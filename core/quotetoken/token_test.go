@@ -92,6 +92,36 @@ func TestHMACEveryLength(t *testing.T) {
 	}
 }
 
+// TestHMACInScratch: a message at the start of a block's room (as Sign and Verify
+// pass theirs, in the keyring's scratch), with random bytes after it, every length
+// macShort takes: the padding is made in the words (innerWords) over whatever follows.
+func TestHMACInScratch(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for _, kl := range []int{MinKeyLen, 40, 64, 100} {
+		secret := make([]byte, kl)
+		r.Read(secret)
+		k := mustKeys(t, "3:"+base64.RawURLEncoding.EncodeToString(secret))
+		for n := 0; n <= blockSize-9; n++ {
+			for rep := 0; rep < 4; rep++ {
+				buf := make([]byte, blockSize+r.Intn(16))
+				r.Read(buf)
+				if rep == 0 {
+					for i := n; i < len(buf); i++ {
+						buf[i] = 0xff // every bit set past the message
+					}
+				}
+				msg := buf[:n]
+				k.mac(&k.keys[0], msg)
+				m := hmac.New(sha256.New, secret)
+				m.Write(msg)
+				if want := m.Sum(nil); string(k.sum[:]) != string(want) {
+					t.Fatalf("key %d bytes, msg %d bytes in a %d-byte array: %x, crypto/hmac %x", kl, n, len(buf), k.sum, want)
+				}
+			}
+		}
+	}
+}
+
 func TestRoundTripAndDeterminism(t *testing.T) {
 	k := mustKeys(t, TestKeys)
 	q := example()
