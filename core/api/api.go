@@ -81,7 +81,7 @@ func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
 		return sr, e
 	}
 	s.keepDateText(1, sr.DropOff, text)
-	sr.Today = rental.NZToday(wire.FloorDiv(nowMs, 1000))
+	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
 	return sr, nil
 }
@@ -427,7 +427,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 			return e
 		}
 		// The hire-date rules of searches and quotes (those that need no depot).
-		if e = s.cat.CheckHireDates(p, d, rental.NZToday(wire.FloorDiv(nowMs, 1000))); e != nil {
+		if e = s.cat.CheckHireDates(p, d, s.nzToday(nowMs)); e != nil {
 			return e
 		}
 		days = int(d-p) + 1
@@ -562,7 +562,7 @@ func (s *Server) quoteRoom(idLen int, q *rental.Quote) int {
 // quoteAt writes the quote after its id (id) at buf[n:].
 func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *rental.Quote) int {
 	n = wire.PutAt(buf, n, `","expiresAt":"`)
-	n = rfc3339At(buf, n, s.tok.ExpiresAt)
+	n = s.expiresAt(buf, n, s.tok.ExpiresAt)
 	n = wire.PutAt(buf, n, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
 	n = wire.MoneyAt(buf, n, q.RentalCents)
 	n = wire.PutAt(buf, n, `,"routeFee":`)
@@ -684,6 +684,30 @@ func (s *Server) searchQueryAt(buf []byte, n int, sr *rental.Search) int {
 	n = s.dateAt(buf, n, sr.PickUp)
 	n = wire.PutAt(buf, n, "&drop_off_date=")
 	return s.dateAt(buf, n, sr.DropOff)
+}
+
+// nzToday is rental.NZToday of the second of nowMs, made once a second (s.clock).
+func (s *Server) nzToday(nowMs int64) rental.Date {
+	c := &s.clock
+	if sec := wire.FloorDiv(nowMs, 1000); sec != c.todaySec || !c.todayOK {
+		c.todaySec, c.today, c.todayOK = sec, rental.NZToday(sec), true
+	}
+	return c.today
+}
+
+// expiresAt is rfc3339At for a quote's expiry, rendered once a second (s.clock) and
+// written as two wire.Shorts: 32 bytes stored at buf[n:], 20 of them the expiry (a
+// quote's room has far more than that after it).
+func (s *Server) expiresAt(buf []byte, n int, unix int64) int {
+	c := &s.clock
+	if unix != c.expSec || !c.expOK {
+		var t [rfc3339Len]byte
+		rfc3339At(t[:], 0, unix)
+		c.exp[0], _ = wire.MakeShort(t[:16])
+		c.exp[1], _ = wire.MakeShort(t[16:])
+		c.expSec, c.expOK = unix, true
+	}
+	return wire.ShortAt(buf, wire.ShortAt(buf, n, &c.exp[0]), &c.exp[1])
 }
 
 // rfc3339Len is how many bytes rfc3339At writes.

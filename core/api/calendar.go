@@ -57,7 +57,7 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 	if e = s.checkParams(); e != nil {
 		return e
 	}
-	sr.Today = rental.NZToday(wire.FloorDiv(nowMs, 1000))
+	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
 	if e = s.cat.CheckRoute(sr); e != nil {
 		return e

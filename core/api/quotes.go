@@ -74,7 +74,7 @@ func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, n
 	var qr rental.QuoteRequest
 	qr.Search = rental.Search{PickUpDepot: t.PickUpDepot, DropOffDepot: t.DropOffDepot,
 		PickUp: rental.Date(t.PickUp), DropOff: rental.Date(t.DropOff),
-		Today: rental.NZToday(wire.FloorDiv(nowMs, 1000)), Refs: &s.refs}
+		Today: s.nzToday(nowMs), Refs: &s.refs}
 	qr.VehicleID, qr.InsuranceID = t.VehicleID, t.InsuranceID
 	s.picks = s.picks[:0]
 	for i := 0; i < t.NLines; i++ {

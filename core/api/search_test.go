@@ -3,8 +3,11 @@ package api
 import (
 	. "github.com/campervan/agent-api/core/rental"
 
+	"github.com/campervan/agent-api/core/wire"
+
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -355,5 +358,40 @@ func TestOffersHashCoversEveryInput(t *testing.T) {
 	s.setInvVersion("another-inventory")
 	if hash(func([]Offer) {}) == before {
 		t.Error("the inventory version does not move the hash")
+	}
+}
+
+// TestClockKeptPerSecond: nzToday and expiresAt, kept for the second they were made in,
+// answer as rental.NZToday and rfc3339At do for every time, in order or not: around
+// New Zealand's midnight and its two daylight-saving switches, and at random.
+func TestClockKeptPerSecond(t *testing.T) {
+	s := searchServer(t)
+	r := rand.New(rand.NewSource(5))
+	var times []int64
+	for _, at := range []time.Time{
+		time.Date(2027, 3, 8, 11, 0, 0, 0, time.UTC),  // NZ midnight (NZDT)
+		time.Date(2027, 4, 3, 14, 0, 0, 0, time.UTC),  // NZDT ends
+		time.Date(2027, 9, 25, 14, 0, 0, 0, time.UTC), // NZDT starts
+		time.Date(2027, 6, 1, 12, 0, 0, 0, time.UTC),  // NZ midnight (NZST)
+	} {
+		for d := int64(-3000); d <= 3000; d += 250 + r.Int63n(500) {
+			times = append(times, at.UnixMilli()+d, at.UnixMilli()+d) // each twice: the kept answer
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		times = append(times, 1_700_000_000_000+r.Int63n(400_000_000_000))
+	}
+	r.Shuffle(len(times)/2, func(i, j int) { times[i], times[j] = times[j], times[i] })
+	buf := make([]byte, 64)
+	for _, ms := range times {
+		sec := wire.FloorDiv(ms, 1000)
+		if got, want := s.nzToday(ms), NZToday(sec); got != want {
+			t.Fatalf("nzToday(%d) = %v, want %v", ms, got, want)
+		}
+		n := s.expiresAt(buf, 3, sec)
+		want := string(appendRFC3339(nil, sec))
+		if got := string(buf[3:n]); got != want {
+			t.Fatalf("expiresAt(%d) wrote %q, want %q", sec, got, want)
+		}
 	}
 }

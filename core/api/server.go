@@ -82,6 +82,17 @@ type Server struct {
 	sharedDays             int
 	sharedRoute            int64
 
+	// The clock's answers, kept for the second they were made in (issue 16, session
+	// 31): New Zealand's date (rental.NZToday, ~150 instructions a search under V8)
+	// and a quote's expiry as RFC 3339 text (its date and time, ~350), the same for
+	// every request of a second. Keyed by the server's clock, which no request sets.
+	clock struct {
+		todaySec, expSec int64
+		today            rental.Date
+		todayOK, expOK   bool
+		exp              [2]wire.Short // the expiry's 20 bytes: the first 16, the last 4
+	}
+
 	// The text of this request's two search dates, as the query gave them (which is
 	// how Date.At writes them: ParseDate takes YYYY-MM-DD alone), for dateAt; a slot
 	// whose text starts with 0 is empty.

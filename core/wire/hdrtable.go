@@ -107,7 +107,7 @@ func (t *HeaderTable) fixedHits(h *Headers, out []byte, n, k int) (m int, same b
 	same = k+h.n <= maxLast
 	for i := 0; i < h.n; i++ {
 		s := c.slot[i]
-		put32(out[n+4*i:], uint32(s)|EntryHit<<16)
+		st32(out[n+4*i:], uint32(s)|EntryHit<<16)
 		t.used[s] = t.clock
 		if k+i < maxLast {
 			same = same && t.last[k+i] == s
@@ -241,7 +241,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		e := w.hdr[off:next]
 		off = next
 		if len(e) > MaxSlotPair {
-			put32(out[n:], EntryLiteral<<16)
+			st32(out[n:], EntryLiteral<<16)
 			n = BytesAt(out, n+4, e)
 			k++
 			hits = false
@@ -262,13 +262,13 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		k++
 		t.used[s] = t.clock
 		if hit {
-			put32(out[n:], uint32(s)&0xffff|EntryHit<<16)
+			st32(out[n:], uint32(s)&0xffff|EntryHit<<16)
 			n += 4
 		} else {
 			hits = false
 			t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
 			t.gen[s]++
-			put32(out[n:], uint32(s)&0xffff|EntryStore<<16)
+			st32(out[n:], uint32(s)&0xffff|EntryStore<<16)
 			n = BytesAt(out, n+4, e)
 		}
 		if recAt >= 0 {

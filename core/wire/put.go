@@ -1,5 +1,7 @@
 package wire
 
+import "unsafe"
+
 // Put, PutByte and PutU32 are append for the short pieces an answer is made of, without
 // the call to TinyGo's runtime.sliceAppend that every append compiles to (a shadow-stack
 // frame, a growth check, its results through memory), and for up to 16 bytes without
@@ -74,6 +76,18 @@ func le32(s string) uint32 {
 func put32(d []byte, v uint32) {
 	_ = d[3]
 	d[0], d[1], d[2], d[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+// st32 stores v at d[0:4] little-endian with one 32-bit store through unsafe: put32's
+// byte stores stay byte stores where LLVM can see that some of v's bytes are
+// constants (a header table entry's kind: a byte store and two zero stores, each
+// bounds-checked by workerd's V8; session 31). Unaligned, and fine so (wasm, amd64
+// and arm64 store a word at any address); the module and the tests' hosts are
+// little-endian.
+//
+//go:inline
+func st32(d []byte, v uint32) {
+	*(*uint32)(unsafe.Pointer(&d[:4:4][0])) = v
 }
 
 //go:inline
