@@ -233,9 +233,8 @@ func (s *Server) offersHash() uint64 {
 	h = wire.Mix64(h, uint64(len(s.offers)))
 	for i := range s.offers {
 		o := &s.offers[i]
-		h = wire.Mix64(h, uint64(o.Index))
+		h = wire.Mix64(h, uint64(uint32(o.Index))|uint64(uint32(o.Days))<<32) // both below 2^31: an index into the vehicles, a hire's days
 		h = wire.Mix64(h, uint64(o.DailyRateCents))
-		h = wire.Mix64(h, uint64(o.Days))
 		h = wire.Mix64(h, uint64(o.RentalCents))
 		h = wire.Mix64(h, uint64(o.RouteCents))
 		h = wire.Mix64(h, uint64(o.TotalCents))
