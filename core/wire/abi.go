@@ -131,10 +131,10 @@ func originForm(t []byte) []byte {
 			if t[i+1] != '/' || t[i+2] != '/' {
 				return t
 			}
-			for j := i + 3; j < len(t); j++ {
-				if t[j] == '/' {
-					return t[j:]
-				}
+			// the host, eight bytes at a time (IndexByte; a byte loop was ~8 instructions
+			// a byte of the host under V8 with workerd's bounds checks: session 31)
+			if j := IndexByte(BytesString(t[i+3:]), '/'); j >= 0 {
+				return t[i+3+j:]
 			}
 			return slash // a URL's serialization has a path, "/" at least
 		}

@@ -35,6 +35,10 @@ func TestDecodeRequestTargetOfURL(t *testing.T) {
 		{"", ""},
 		{"mailto:x", "mailto:x"},
 		{"a:/b", "a:/b"},
+		{"https://campervan-agent-api.example.workers.dev/api/agent/depots", "/api/agent/depots"},
+		{"http://abcdefg/x", "/x"},        // the host's '/' at the 8th byte after "//"
+		{"http://abcdefgh/x", "/x"},       // at the 9th: the second word
+		{"http://abcdefghijklmnopq", "/"}, // a long host without a path
 	} {
 		var out Request
 		if err := DecodeRequest(EncodeRequest(nil, &Request{Method: "GET", Target: c.in}), &out); err != nil {
