@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"math/bits"
-	"unsafe"
-)
+import "math/bits"
 
 // The cursor writers, for the hot loops of an answer (a search's offers, a quote's
 // lines): the loop first makes room for all it will write (Room, the one call that may
@@ -91,7 +88,7 @@ func (s *Short) Len() int { return s.n }
 
 // ShortAt writes s at buf[n:] with two 8-byte stores and returns n + s.Len(). It
 // writes 16 bytes: buf must have 16 bytes of room at n, and what follows s there is
-// overwritten (the caller's room has 16 bytes to spare). The stores go through unsafe:
+// overwritten (the caller's room has 16 bytes to spare). The stores go through unsafe (st64):
 // written as put64's byte stores, LLVM joined them into one store in one caller and
 // left eight byte stores, each bounds-checked by workerd, in another (session 31).
 // Unaligned, and fine so (wasm, amd64 and arm64 store a word at any address); the
@@ -99,9 +96,9 @@ func (s *Short) Len() int { return s.n }
 //
 //go:inline
 func ShortAt(buf []byte, n int, s *Short) int {
-	p := unsafe.Pointer(unsafe.SliceData(buf[n : n+16 : n+16]))
-	*(*uint64)(p) = s.w0
-	*(*uint64)(unsafe.Add(p, 8)) = s.w1
+	d := buf[n : n+16 : n+16]
+	st64(d, s.w0)
+	st64(d[8:], s.w1)
 	return n + s.n
 }
 

@@ -90,6 +90,13 @@ func st32(d []byte, v uint32) {
 	*(*uint32)(unsafe.Pointer(&d[:4:4][0])) = v
 }
 
+// st64 is st32 for a 64-bit word (ShortAt's two stores).
+//
+//go:inline
+func st64(d []byte, v uint64) {
+	*(*uint64)(unsafe.Pointer(&d[:8:8][0])) = v
+}
+
 //go:inline
 func put64(d []byte, v uint64) {
 	_ = d[7]
