@@ -287,7 +287,7 @@ const config :Workerd.Config = (
 	fmt.Fprintf(&report, "sizes: %s %d bytes, %d gzipped (issue 16 goal: <= 250 KB gzipped); the bundle (worker.js + wasm) %d bytes, %d gzipped\n",
 		wasms[0], fileSize(wasms[0]), gzSize(wasms[0]), fileSize(workerJS)+fileSize(wasms[0]), gzSize(workerJS, wasms[0]))
 	if *colds > 0 {
-		if err := coldStarts(&report, workerd, appConf, floorConf, appPort, floorPort, wasms[0]); err != nil {
+		if err := coldStarts(&report, workerd, appConf, floorConf, appPort, floorPort, wasms[0], shipped{vars: vars, kv: kvAddr, workerJS: workerJS}); err != nil {
 			return partial(&report, err)
 		}
 	}
@@ -495,14 +495,18 @@ func confCopy(conf, suffix string, singleThreaded bool) (string, int, error) {
 // not depend on what else the machine runs: two runs of the floor agree to ~0.1%. The
 // project's moves by ~4 M (session 13): its first answer does not wait for the isolate's
 // first inventory read, which lands before workerd stops in some runs and not in others.
-func coldInstructions(vg, workerd, conf, path string) (float64, error) {
-	vconf, port, err := confCopy(conf, "-vg", false)
-	if err != nil {
-		return 0, err
+// A binary config (conf ending in .bin, port its socket's) is started as it is.
+func coldInstructions(vg, workerd, conf string, port int, path string) (float64, error) {
+	vconf := conf
+	if !strings.HasSuffix(conf, ".bin") {
+		var err error
+		if vconf, port, err = confCopy(conf, "-vg", false); err != nil {
+			return 0, err
+		}
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(vg, "--tool=cachegrind", "--cache-sim=no", "--smc-check=all-non-file",
-		"--cachegrind-out-file=/dev/null", workerd, "serve", vconf)
+	cmd := exec.Command(vg, append([]string{"--tool=cachegrind", "--cache-sim=no", "--smc-check=all-non-file",
+		"--cachegrind-out-file=/dev/null", workerd}, serveArgs(vconf)...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := startTracked(cmd); err != nil {
@@ -552,7 +556,7 @@ func start(workerd, conf string, port int) (*server, error) {
 
 // startAt starts workerd with conf and polls path every millisecond until it answers 200.
 func startAt(workerd, conf string, port int, path string) (*server, error) {
-	cmd := exec.Command(workerd, "serve", conf)
+	cmd := exec.Command(workerd, serveArgs(conf)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
@@ -962,6 +966,71 @@ func freePort() int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// serveArgs is workerd's command line for conf: a text config, or an encoded one
+// (binaryConfig's, ending in .bin).
+func serveArgs(conf string) []string {
+	if strings.HasSuffix(conf, ".bin") {
+		return []string{"serve", "--binary", conf}
+	}
+	return []string{"serve", conf}
+}
+
+// shipped is what the bench's configs bind: wrangler.toml's vars (with the bench's
+// overrides), the KV stand-in's address, and the bundle's worker.js.
+type shipped struct {
+	vars     [][2]string
+	kv       string
+	workerJS string
+}
+
+// benchModule is one module of a binary config: its name, its kind (esModule or wasm)
+// and the file that holds it.
+type benchModule struct{ name, kind, path string }
+
+// binaryConfig writes to out the config of one worker of these modules with the
+// shipped bindings, its HTTP socket on 127.0.0.1:port, as an encoded Cap'n Proto
+// message (build/bench/binconfig.mjs, with miniflare's serializer). That is how wrangler
+// dev starts workerd (miniflare: serve --binary, the config on stdin). A text config
+// (what the rest of the bench uses) makes workerd compile capnp text around every
+// embedded module, and its copies of the embedded bytes cost the project's 289 KB
+// module ~1.3 ms of a cold start more than the floor's script (session 32: 30.0 against
+// 26.3 ms from the two configs, the floor 23.0 against 20.6): a step of this harness
+// that neither wrangler dev nor the edge takes.
+func binaryConfig(out string, port int, sh shipped, modules []benchModule) error {
+	type mod struct {
+		Name     string `json:"name"`
+		ESModule string `json:"esModule,omitempty"`
+		Wasm     string `json:"wasm,omitempty"`
+	}
+	spec := struct {
+		Port              int         `json:"port"`
+		KV                string      `json:"kv"`
+		CompatibilityDate string      `json:"compatibilityDate"`
+		Vars              [][2]string `json:"vars"`
+		Modules           []mod       `json:"modules"`
+	}{Port: port, KV: sh.kv, CompatibilityDate: "2026-11-01", Vars: sh.vars}
+	for _, m := range modules {
+		abs, err := filepath.Abs(m.path)
+		if err != nil {
+			return err
+		}
+		if m.kind == "wasm" {
+			spec.Modules = append(spec.Modules, mod{Name: m.name, Wasm: abs})
+		} else {
+			spec.Modules = append(spec.Modules, mod{Name: m.name, ESModule: abs})
+		}
+	}
+	b, _ := json.Marshal(spec)
+	specPath := strings.TrimSuffix(out, ".bin") + ".json"
+	if err := os.WriteFile(specPath, b, 0o644); err != nil {
+		return err
+	}
+	if o, err := exec.Command("node_modules/.bin/node", "build/bench/binconfig.mjs", specPath, out).CombinedOutput(); err != nil {
+		return fmt.Errorf("build/bench/binconfig.mjs: %v\n%s", err, o)
+	}
+	return nil
+}
+
 // wranglerVars reads [vars] of a wrangler.toml (NAME = "value" lines).
 func wranglerVars(path string) ([][2]string, error) {
 	b, err := os.ReadFile(path)
@@ -1022,7 +1091,7 @@ func gzSize(paths ...string) int64 {
 // (project - module alone). Then node times those phases in V8 one by one
 // (build/bench/v8.mjs): inside workerd the clock stands still while JS runs, so they
 // cannot be timed there.
-func coldStarts(report *strings.Builder, workerd, appConf, floorConf string, appPort, floorPort int, wasm string) error {
+func coldStarts(report *strings.Builder, workerd, appConf, floorConf string, appPort, floorPort int, wasm string, sh shipped) error {
 	dir := filepath.Dir(appConf)
 	conf, _ := os.ReadFile(appConf)
 	// The project as shipped: its KV bindings included (the KV stand-in runs in this
@@ -1044,14 +1113,19 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	cases := []struct {
 		name, conf string
 		path       string
+		bin        []benchModule // a binary config of these modules instead of conf (binaryConfig)
 	}{
-		{"floor", with(`(name = "worker.js", esModule = embed "floor-cold.mjs")`), endpoints[0].target},
-		{"module alone", with(`(name = "worker.js", esModule = embed "module-only.mjs"), ` + wasmMod), "/"},
-		{"project", base, endpoints[0].target},
+		{"floor", with(`(name = "worker.js", esModule = embed "floor-cold.mjs")`), endpoints[0].target, nil},
+		{"module alone", with(`(name = "worker.js", esModule = embed "module-only.mjs"), ` + wasmMod), "/", nil},
+		{"project", base, endpoints[0].target, nil},
 		// The first answer of a search: the project's waits for its first inventory read.
-		{"floor, a search first", with(`(name = "worker.js", esModule = embed "floor-cold-search.mjs")`), endpoints[1].target},
-		{"project, a search first", base, endpoints[1].target},
-		{"floor, a search first after the same KV read", with(`(name = "worker.js", esModule = embed "floor-cold-search-kv.mjs")`), endpoints[1].target},
+		{"floor, a search first", with(`(name = "worker.js", esModule = embed "floor-cold-search.mjs")`), endpoints[1].target, nil},
+		{"project, a search first", base, endpoints[1].target, nil},
+		{"floor, a search first after the same KV read", with(`(name = "worker.js", esModule = embed "floor-cold-search-kv.mjs")`), endpoints[1].target, nil},
+		// The floor and the project again, each started from a binary config, as wrangler
+		// dev starts workerd (binaryConfig says why).
+		{"floor, binary config", "", endpoints[0].target, []benchModule{{"worker.js", "esModule", filepath.Join(dir, "floor-cold.mjs")}}},
+		{"project, binary config", "", endpoints[0].target, []benchModule{{"worker.js", "esModule", sh.workerJS}, {filepath.Base(wasm), "wasm", wasm}}},
 	}
 	wall := make([][]float64, len(cases))
 	cpu := make([][]float64, len(cases))
@@ -1060,7 +1134,14 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		for j, c := range cases {
 			port := freePort()
 			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
-			os.WriteFile(cf, []byte(strings.Replace(c.conf, fmt.Sprintf("127.0.0.1:%d", appPort), fmt.Sprintf("127.0.0.1:%d", port), 1)), 0o644)
+			if c.bin != nil {
+				cf = filepath.Join(dir, fmt.Sprintf("cold-%d.bin", j))
+				if err := binaryConfig(cf, port, sh, c.bin); err != nil {
+					return err
+				}
+			} else {
+				os.WriteFile(cf, []byte(strings.Replace(c.conf, fmt.Sprintf("127.0.0.1:%d", appPort), fmt.Sprintf("127.0.0.1:%d", port), 1)), 0o644)
+			}
 			s, err := startAt(workerd, cf, port, c.path)
 			if err != nil {
 				return fmt.Errorf("cold start of %s: %v", c.name, err)
@@ -1089,11 +1170,20 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	fk := med(wall[5])
 	fmt.Fprintf(report, "cold start to the first answer of %s against a floor that first makes the same KV read (one get of inventory/latest, as any Worker answering from the live inventory must; median of %d): project %.1f ms, that floor %.1f ms, ratio %.2f; workerd's CPU time: that floor %.1f ms, ratio %.2f; the read costs the floor %.1f ms\n",
 		endpoints[1].name, *colds, as, fk, as/fk, med(cpu[5]), med(cpu[4])/med(cpu[5]), fk-fs)
+	fb, ab := med(wall[6]), med(wall[7])
+	fmt.Fprintf(report, "cold start from a binary config, as wrangler dev starts workerd (serve --binary, the config encoded by miniflare; no capnp text to compile around the embedded module; first answer of %s, median of %d, alternating with the above): project %.1f ms, floor %.1f ms, ratio %.2f (issue 16 goal: <= 1.3); workerd's CPU time: project %.1f ms, floor %.1f ms, ratio %.2f; page faults: project %.0f, floor %.0f\n",
+		endpoints[0].name, *colds, ab, fb, ab/fb, med(cpu[7]), med(cpu[6]), med(cpu[7])/med(cpu[6]), med(faults[7]), med(faults[6]))
 	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
-		var ins [6]float64
+		ins := make([]float64, len(cases))
 		for j, c := range cases {
-			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
-			n, err := coldInstructions(vg, workerd, cf, c.path)
+			cf, port := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j)), 0
+			if c.bin != nil {
+				cf, port = filepath.Join(dir, fmt.Sprintf("cold-%d-vg.bin", j)), freePort()
+				if err := binaryConfig(cf, port, sh, c.bin); err != nil {
+					return err
+				}
+			}
+			n, err := coldInstructions(vg, workerd, cf, port, c.path)
 			if err != nil {
 				return fmt.Errorf("cold start of %s under valgrind: %v", c.name, err)
 			}
@@ -1105,6 +1195,8 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		// blob: it does not move with when workerd stops.
 		fmt.Fprintf(report, "cold start, instructions to the first answer of %s (it waits for the first inventory read): project %.1f M, floor %.1f M, ratio %.2f; the floor after the same KV read %.1f M, ratio %.2f\n",
 			endpoints[1].name, ins[4], ins[3], ins[4]/ins[3], ins[5], ins[4]/ins[5])
+		fmt.Fprintf(report, "cold start from a binary config, instructions to the first answer: project %.1f M, floor %.1f M, ratio %.2f\n",
+			ins[7], ins[6], ins[7]/ins[6])
 	} else if *vgrind {
 		fmt.Fprintf(report, "cold start, instructions: skipped (no valgrind; apt-get install valgrind)\n")
 	}
