@@ -81,13 +81,13 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 		var err error
 		switch v.Name {
 		case "BASE_PATH":
-			val = strings.TrimRight(val, "/")
-			if val != "" && (val[0] != '/' || strings.ContainsAny(val, "?#% ")) {
+			val = trimSlashes(val)
+			if val != "" && (val[0] != '/' || hasAnyByte(val, "?#% ")) {
 				err = strconv.ErrSyntax
 			}
 			c.BasePath = val
 		case "WEB_URL":
-			val = strings.TrimRight(val, "/")
+			val = trimSlashes(val)
 			if !strings.HasPrefix(val, "https://") && !strings.HasPrefix(val, "http://") {
 				err = strconv.ErrSyntax
 			}
@@ -98,7 +98,9 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 				err = strconv.ErrSyntax
 			}
 		case "MCP_ALLOWED_ORIGINS":
-			c.MCPAllowedOrigins, err = origins(val)
+			if val != "" { // the shipped value: origins is then neither run nor compiled
+				c.MCPAllowedOrigins, err = origins(val)
+			}
 		case "QUOTE_SIGNING_KEYS":
 			if val == "" {
 				break // no keys: the quote operations answer 503
@@ -143,10 +145,15 @@ func positive(s string) (int64, error) {
 
 // origins parses a comma-separated list of origins ("https://a.example, http://b:8080");
 // each must be http(s)://host with no path. Trailing slashes are dropped.
+//
+// Not inlined: V8 compiles a wasm function whole on its first call, and ConfigFromVars
+// runs before every isolate's first answer (issue 16).
+//
+//go:noinline
 func origins(s string) ([]string, error) {
 	var out []string
 	for _, o := range strings.Split(s, ",") {
-		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		o = trimSlashes(strings.TrimSpace(o))
 		if o == "" {
 			continue
 		}
@@ -154,10 +161,32 @@ func origins(s string) ([]string, error) {
 		if !ok {
 			rest, ok = strings.CutPrefix(o, "http://")
 		}
-		if !ok || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+		if !ok || rest == "" || hasAnyByte(rest, "/?#@ ") {
 			return nil, strconv.ErrSyntax
 		}
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// trimSlashes is strings.TrimRight(s, "/"), and hasAnyByte strings.ContainsAny for an
+// ASCII set: ConfigFromVars runs before every isolate's first answer, and V8 compiles
+// each wasm function it calls then; strings' general forms (an ASCII set built per
+// call, TrimRight's cutset cases) were 0.8 KB of that (issue 16, session 32).
+func trimSlashes(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func hasAnyByte(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		for j := 0; j < len(set); j++ {
+			if s[i] == set[j] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	. "github.com/campervan/agent-api/core/wire"
 
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -199,6 +200,49 @@ func TestValidatorFreePaths(t *testing.T) {
 		"/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"} {
 		if r := do(s, "GET", target, Header{Name: "cf-connecting-ip", Value: "203.0.113.11"}); r.Status != 200 || r.Header("etag") == "" {
 			t.Errorf("GET %s: status %d, ETag %q; want a 200 with a validator (a path ValidatorFreePaths covers must not be one)", target, r.Status, r.Header("etag"))
+		}
+	}
+}
+
+// TestValidatorFreeSuffixes holds the literal validatorFreeSuffixes to the operations
+// table: the never-cached operations (cacheNone), each cut at its path parameter, less
+// any path that would also cover an operation with a validator (an ETag).
+func TestValidatorFreeSuffixes(t *testing.T) {
+	var want []string
+	for i := range ops {
+		if ops[i].Cache != cacheNone {
+			continue
+		}
+		p := ops[i].Path
+		if j := strings.Index(p, "/{"); j >= 0 {
+			p = p[:j]
+		}
+		ok := p != "" && p != "/" && !slices.Contains(want, p)
+		for k := range ops {
+			if q := ops[k].Path; ops[k].Cache != cacheNone && (q == p || strings.HasPrefix(q, p+"/")) {
+				ok = false
+			}
+		}
+		if ok {
+			want = append(want, p)
+		}
+	}
+	if !slices.Equal(validatorFreeSuffixes, want) {
+		t.Fatalf("validatorFreeSuffixes = %q; the operations table gives %q: update the literal (core/api/routes.go)", validatorFreeSuffixes, want)
+	}
+}
+
+// TestConfigStringHelpers holds trimSlashes and hasAnyByte to the strings functions
+// they stand for in ConfigFromVars.
+func TestConfigStringHelpers(t *testing.T) {
+	for _, s := range []string{"", "/", "//", "/api/agent", "/api/agent/", "/api/agent///", "https://x.example/", "a/b", "é/", "/?", "x y", "#", "%2F", "ü?", "https://a.example"} {
+		if got, want := trimSlashes(s), strings.TrimRight(s, "/"); got != want {
+			t.Errorf("trimSlashes(%q) = %q, want %q", s, got, want)
+		}
+		for _, set := range []string{"?#% ", "/?#@ "} {
+			if got, want := hasAnyByte(s, set), strings.ContainsAny(s, set); got != want {
+				t.Errorf("hasAnyByte(%q, %q) = %v, want %v", s, set, got, want)
+			}
 		}
 	}
 }
