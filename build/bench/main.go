@@ -53,7 +53,7 @@ var (
 	compare    = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
 	vgrind     = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
-	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name after each wrk run (stderr)")
+	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name, and its page faults and context switches a request, after each wrk run (stderr)")
 	jitNames   = flag.Bool("jit-names", false, "with -instructions: run both workerds with V8's "+jitNamesFlag+" and report the project's JIT code and builtins a request by function name (jitnames.go; diagnosis only)")
 	v8flags    = flag.String("v8-flags", "", "V8 flags for both workerds, comma-separated (diagnosis only, e.g. --perf-basic-prof with -perf: not what runs at the edge)")
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
@@ -760,6 +760,29 @@ func (s *server) threadCPU() map[string]float64 {
 	return out
 }
 
+// kernelCounts returns workerd's minor page faults (all its threads: /proc/<pid>/stat)
+// and its voluntary and involuntary context switches (/proc/<pid>/status, the main
+// thread's).
+func (s *server) kernelCounts() (c [3]float64) {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid)); err == nil {
+		if j := bytes.LastIndexByte(b, ')'); j >= 0 && len(b) > j+2 {
+			if f := strings.Fields(string(b[j+2:])); len(f) > 7 {
+				c[0], _ = strconv.ParseFloat(f[7], 64)
+			}
+		}
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "voluntary_ctxt_switches:"); ok {
+				c[1], _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+			} else if v, ok := strings.CutPrefix(l, "nonvoluntary_ctxt_switches:"); ok {
+				c[2], _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+			}
+		}
+	}
+	return c
+}
+
 // rss returns workerd's resident memory in KB.
 func (s *server) rss() int {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
@@ -798,8 +821,10 @@ func load(s *server, target string, c int, lua string) (result, error) {
 	}
 	cpu0 := s.cpu()
 	var t0 map[string]float64
+	var k0 [3]float64
 	if *threadsOut {
 		t0 = s.threadCPU()
+		k0 = s.kernelCounts()
 	}
 	var rec *exec.Cmd
 	if *perfOut {
@@ -826,6 +851,11 @@ func load(s *server, target string, c int, lua string) (result, error) {
 			}
 		}
 		sort.Strings(parts)
+		k1 := s.kernelCounts()
+		if m := reqRe.FindStringSubmatch(string(out)); m != nil {
+			n, _ := strconv.ParseFloat(m[1], 64)
+			parts = append(parts, fmt.Sprintf("a request: %.3f minor faults, %.3f voluntary and %.3f involuntary context switches", (k1[0]-k0[0])/n, (k1[1]-k0[1])/n, (k1[2]-k0[2])/n))
+		}
 		fmt.Fprintf(os.Stderr, "threads %s: %s\n", s.base, strings.Join(parts, ", "))
 	}
 	if err != nil {
