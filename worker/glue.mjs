@@ -110,11 +110,14 @@ function settle(ctx) {
   ctx.waitUntil(new Promise((resolve) => setTimeout(() => { settled.sink ^= loop(SETTLE_SPIN); resolve(); }, 0)));
 }
 
-// wasi returns the dozen WASI functions a TinyGo wasip1 reactor imports. The module
-// has no files, arguments or environment: only stderr/stdout (to the console), the
-// clock and random bytes are real.
+// wasi returns the WASI functions the module imports: fd_write (stdout and stderr, to
+// the console), clock_time_get, random_get, and args_sizes_get/args_get (no arguments).
+// Only these five: a build that imported another would fail to instantiate (a LinkError
+// naming it), in every test. Issue 16, session 32: the glue's functions an isolate's
+// first request runs are compiled with the script, and the fifteen stubs of the
+// preview1 functions TinyGo's reactor no longer imports were compiled with them.
 const wasi = (function wasi(state) {
-  const EBADF = 8, ENOSYS = 52;
+  const EBADF = 8;
   let dv = null; // re-made only after memory grew
   const view = () => (dv !== null && dv.buffer === state.mem.buffer ? dv : (dv = new DataView(state.mem.buffer)));
   const lines = { 1: "", 2: "" };
@@ -154,21 +157,8 @@ const wasi = (function wasi(state) {
       dv.setUint32(out + 4, ((ms - lo) / 4294967296) * 1000000 + (l - ll) / 4294967296, true);
       return 0;
     }),
-    clock_res_get(id, out) { view().setBigUint64(out, 1000000n, true); return 0; },
     args_sizes_get(argc, size) { const dv = view(); dv.setUint32(argc, 0, true); dv.setUint32(size, 0, true); return 0; },
     args_get() { return 0; },
-    environ_sizes_get(n, size) { const dv = view(); dv.setUint32(n, 0, true); dv.setUint32(size, 0, true); return 0; },
-    environ_get() { return 0; },
-    proc_exit(code) { throw new Error("wasm proc_exit(" + code + ")"); },
-    fd_close() { return EBADF; },
-    fd_fdstat_get() { return EBADF; },
-    fd_seek() { return EBADF; },
-    fd_read() { return EBADF; },
-    fd_prestat_get() { return EBADF; },
-    fd_prestat_dir_name() { return EBADF; },
-    path_open() { return ENOSYS; },
-    poll_oneoff() { return ENOSYS; },
-    sched_yield() { return 0; },
   };
 });
 
