@@ -516,7 +516,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	if e = s.checkParams(); e != nil {
 		return e
 	}
-	if e = s.cat.Quote(qr, &s.quote); e != nil {
+	if e = s.cat.Quote(&qr, &s.quote); e != nil {
 		return s.suggestFor(e, &qr.Search, qr.VehicleID)
 	}
 	w.Status = 200

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/campervan/agent-api/core/rental"
 )
 
 // TestOpsMatchOpenAPI holds the table of operations equal to openapi.json: the same
@@ -243,6 +245,43 @@ func TestConfigStringHelpers(t *testing.T) {
 			if got, want := hasAnyByte(s, set), strings.ContainsAny(s, set); got != want {
 				t.Errorf("hasAnyByte(%q, %q) = %v, want %v", s, set, got, want)
 			}
+		}
+	}
+}
+
+// TestKeyBitsDistinct: within each operation, the query parameters' keyBits differ,
+// so that query.add scans for a repeated key only when a request repeats one (or sends
+// a key that is not the operation's). A collision would cost a scan, not an answer:
+// TestRepeatedKeyWithSharedBit checks that.
+func TestKeyBitsDistinct(t *testing.T) {
+	for i := range ops {
+		seen := map[uint64]string{}
+		for _, p := range ops[i].Params {
+			b := keyBit(p.Name)
+			if o, ok := seen[b]; ok {
+				t.Errorf("%s: query parameters %s and %s share keyBit %#x", ops[i].Path, o, p.Name, b)
+			}
+			seen[b] = p.Name
+		}
+	}
+}
+
+// TestRepeatedKeyWithSharedBit: a repeated key is refused whatever the keys before it,
+// those whose bit it shares included.
+func TestRepeatedKeyWithSharedBit(t *testing.T) {
+	// "days" and "accessory_ids" share a bit ((4 + 3*'d') and (13 + 3*'a') are 48 mod 64).
+	if keyBit("days") != keyBit("accessory_ids") {
+		t.Fatalf("the test's keys no longer share a bit: pick two that do")
+	}
+	for _, raw := range []string{"days=1&accessory_ids=2", "accessory_ids=2&days=1&x=3", "a=1&days=1&b=2&days=3", "days=1&accessory_ids=2&days=3", "accessory_ids=1&accessory_ids=2"} {
+		var q query
+		e := q.parse(raw)
+		repeated := strings.Count(raw, "days=") > 1 || strings.Count(raw, "accessory_ids=") > 1
+		if repeated != (e != nil) {
+			t.Errorf("parse(%q) = %v; want an error: %v", raw, e, repeated)
+		}
+		if e != nil && e.Code != rental.CodeRepeatedParameter {
+			t.Errorf("parse(%q): code %q, want %q", raw, e.Code, rental.CodeRepeatedParameter)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func (s *Server) getQuoteCheck(req *wire.Request, w *wire.Response, id string, n
 		s.picks = append(s.picks, rental.Pick{ID: t.Lines[i].ID, Quantity: int(t.Lines[i].Quantity)})
 	}
 	qr.Accessories = s.picks
-	e := s.cat.Quote(qr, &s.quote)
+	e := s.cat.Quote(&qr, &s.quote)
 	if e != nil && e.Kind == rental.KindInternal {
 		return e
 	}

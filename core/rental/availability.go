@@ -29,8 +29,8 @@ type searchCtx struct {
 // CheckSearch returns nil when the criteria that do not depend on a vehicle are
 // acceptable, else a KindInvalid error naming the offending parameter.
 func (c *Catalog) CheckSearch(s Search) *Error {
-	_, err := c.check(s)
-	return err
+	var sc searchCtx
+	return c.check(&s, &sc)
 }
 
 func depotRef(d *Depot) string {
@@ -86,17 +86,19 @@ func (c *Catalog) openNear(di int, d Date) (before, after Date) {
 	return before, after
 }
 
-func (c *Catalog) check(s Search) (searchCtx, *Error) {
-	var sc searchCtx
+// check checks s and fills sc, its context for the search's loops. Both by pointer:
+// TinyGo passes and returns a struct by value through a copy in linear memory, each
+// word a checked load and store in workerd (issue 16, session 32).
+func (c *Catalog) check(s *Search, sc *searchCtx) *Error {
 	pi, di, fee, err := c.checkRoute(s)
 	if err != nil {
-		return sc, err
+		return err
 	}
 	if err := c.checkDates(s.PickUp, s.DropOff, s.Today, c.depotX[pi].notice, &c.depots[pi]); err != nil {
-		return sc, err
+		return err
 	}
 	if c.closedOn(pi, s.PickUp) != nil || c.closedOn(di, s.DropOff) != nil {
-		return sc, c.closedError(pi, di, s)
+		return c.closedError(pi, di, s)
 	}
 	days := int(s.DropOff) - int(s.PickUp) + 1
 	first, _ := c.CalendarRange()
@@ -112,7 +114,7 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 	for k := range c.seasonNames {
 		sc.counts[k] = c.seasonPre[k*n1+sc.b+1] - c.seasonPre[k*n1+sc.a]
 	}
-	return sc, nil
+	return nil
 }
 
 // closedError reports the closure check's failure: the pick-up depot closed on the
@@ -124,7 +126,7 @@ func (c *Catalog) check(s Search) (searchCtx, *Error) {
 // compiled them (issue 16).
 //
 //go:noinline
-func (c *Catalog) closedError(pi, di int, s Search) *Error {
+func (c *Catalog) closedError(pi, di int, s *Search) *Error {
 	if cl := c.closedOn(pi, s.PickUp); cl != nil {
 		b, a := c.openNear(pi, s.PickUp)
 		return InvalidCode(CodeDepotClosed, "pick_up_date", wire.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(&c.depots[pi]), s.PickUp, cl.name, b, a))
@@ -217,12 +219,12 @@ func (c *Catalog) dateError(r int, pickUp, dropOff, today Date, notice int, pd *
 // CheckRoute checks what of a search holds for every date: both depots exist and are
 // active, and the route between them is offered. The calendar checks it once.
 func (c *Catalog) CheckRoute(s Search) *Error {
-	_, _, _, err := c.checkRoute(s)
+	_, _, _, err := c.checkRoute(&s)
 	return err
 }
 
 // checkRoute returns the depot indices and the route fee (before any waiver).
-func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
+func (c *Catalog) checkRoute(s *Search) (pi, di int, fee int64, err *Error) {
 	p, ok := c.depotIdx.find(s.PickUpDepot)
 	d, ok2 := c.depotIdx.find(s.DropOffDepot)
 	if ok && ok2 && c.depotX[p].active && c.depotX[d].active {
@@ -238,7 +240,7 @@ func (c *Catalog) checkRoute(s Search) (pi, di int, fee int64, err *Error) {
 // depot, else the route between them.
 //
 //go:noinline
-func (c *Catalog) routeError(s Search) *Error {
+func (c *Catalog) routeError(s *Search) *Error {
 	refs := s.refs()
 	p, ok := c.depotIdx.find(s.PickUpDepot)
 	if !ok || !c.depotX[p].active {
@@ -357,7 +359,8 @@ var noFilter Filter
 // AvailabilityFiltered is Availability keeping only the offers that pass f.
 func (c *Catalog) AvailabilityFiltered(s Search, f *Filter, dst []Offer) ([]Offer, *Error) {
 	dst = dst[:0]
-	sc, err := c.check(s)
+	var sc searchCtx
+	err := c.check(&s, &sc)
 	if err != nil {
 		return dst, err
 	}
@@ -410,7 +413,8 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 // a sentence (an invalid search, an unknown vehicle, no fleet at the pick-up
 // depot, the minimum hire, or the dates on which it is booked out).
 func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
-	sc, err := c.check(s)
+	var sc searchCtx
+	err := c.check(&s, &sc)
 	if err != nil {
 		return err.Message
 	}

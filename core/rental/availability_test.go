@@ -62,7 +62,7 @@ func TestCheckSearch(t *testing.T) {
 			t.Errorf("%s: Availability error = %v, want %q", tt.name, e2, err.Message)
 		}
 		var q Quote
-		if e3 := c.Quote(QuoteRequest{Search: tt.s, VehicleID: 5}, &q); e3 == nil || e3.Message != err.Message {
+		if e3 := c.Quote(&QuoteRequest{Search: tt.s, VehicleID: 5}, &q); e3 == nil || e3.Message != err.Message {
 			t.Errorf("%s: Quote error = %v, want %q", tt.name, e3, err.Message)
 		}
 	}
@@ -203,8 +203,8 @@ func TestOffersMatchAvailable(t *testing.T) {
 			for day := testToday; day <= last && day < first.AddDays(800); day = day.AddDays(23) {
 				for _, n := range []int{1, 3, 7, 12, 30} {
 					s := Search{PickUpDepot: from.ID, DropOffDepot: to.ID, PickUp: day, DropOff: day.AddDays(n - 1), Today: testToday}
-					sc, err := c.check(s)
-					if err != nil {
+					var sc searchCtx
+					if err := c.check(&s, &sc); err != nil {
 						continue
 					}
 					for fi := range filters {

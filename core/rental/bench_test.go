@@ -171,7 +171,7 @@ func BenchmarkQuote(b *testing.B) {
 	var q Quote
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if err := c.Quote(req, &q); err != nil {
+		if err := c.Quote(&req, &q); err != nil {
 			b.Fatal(err.Message)
 		}
 	}
@@ -201,7 +201,7 @@ func BenchmarkQuoteSynthetic(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := c.Quote(req, &q); err != nil {
+		if err := c.Quote(&req, &q); err != nil {
 			b.Fatal(err.Message)
 		}
 	}

@@ -76,12 +76,12 @@ func InsuranceCost(p *InsurancePlan, days int) int64 {
 // the vehicle does not offer; KindNotFound "vehicle_id" when the vehicle is not
 // available for the search (the message says why). dst.Accessories is reused and
 // lists the accessories in the order they first appear in q.Accessories.
-func (c *Catalog) Quote(q QuoteRequest, dst *Quote) *Error {
+func (c *Catalog) Quote(q *QuoteRequest, dst *Quote) *Error {
 	if dst == nil {
 		return &Error{Kind: KindInternal, Message: "Quote called with a nil destination."}
 	}
-	sc, err := c.check(q.Search)
-	if err != nil {
+	var sc searchCtx
+	if err := c.check(&q.Search, &sc); err != nil {
 		return err
 	}
 	vi32, ok := c.vehicleIdx.find(q.VehicleID)

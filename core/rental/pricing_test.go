@@ -81,7 +81,7 @@ func TestPricingWorkedExample(t *testing.T) {
 		InsuranceID: 33, // Zero excess, $45/day, at most 10 days
 	}
 	var q Quote
-	if err := c.Quote(req, &q); err != nil {
+	if err := c.Quote(&req, &q); err != nil {
 		t.Fatal(err.Message)
 	}
 	check := func(what string, got, want int64) {
@@ -135,7 +135,7 @@ func TestQuoteErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var q Quote
-		err := c.Quote(tt.req, &q)
+		err := c.Quote(&tt.req, &q)
 		if err == nil {
 			t.Errorf("%s: Quote = nil error, want %q", tt.name, tt.param)
 			continue
@@ -144,7 +144,7 @@ func TestQuoteErrors(t *testing.T) {
 			t.Errorf("%s: Quote = {%d %q %q}, want {%d %q ...%q...}", tt.name, err.Kind, err.Param, err.Message, tt.kind, tt.param, tt.contains)
 		}
 	}
-	if err := c.Quote(QuoteRequest{Search: s, VehicleID: 1}, nil); err == nil || err.Kind != KindInternal {
+	if err := c.Quote(&QuoteRequest{Search: s, VehicleID: 1}, nil); err == nil || err.Kind != KindInternal {
 		t.Errorf("Quote(nil dst) = %v, want KindInternal", err)
 	}
 }
@@ -154,7 +154,7 @@ func TestQuoteRules(t *testing.T) {
 	quote := func(req QuoteRequest) Quote {
 		t.Helper()
 		var q Quote
-		if err := c.Quote(req, &q); err != nil {
+		if err := c.Quote(&req, &q); err != nil {
 			t.Fatalf("Quote(%+v) = %s", req, err.Message)
 		}
 		return q
@@ -195,8 +195,8 @@ func TestQuoteRules(t *testing.T) {
 	}
 	// The destination is reused: a second quote without accessories has none.
 	var dst Quote
-	c.Quote(QuoteRequest{Search: search(1, 1, "2027-06-01", "2027-06-05"), VehicleID: 5, Accessories: []Pick{{2, 1}}}, &dst)
-	c.Quote(QuoteRequest{Search: search(1, 1, "2027-06-01", "2027-06-05"), VehicleID: 5}, &dst)
+	c.Quote(&QuoteRequest{Search: search(1, 1, "2027-06-01", "2027-06-05"), VehicleID: 5, Accessories: []Pick{{2, 1}}}, &dst)
+	c.Quote(&QuoteRequest{Search: search(1, 1, "2027-06-01", "2027-06-05"), VehicleID: 5}, &dst)
 	if len(dst.Accessories) != 0 || dst.AccessoriesCents != 0 {
 		t.Errorf("reused dst kept accessories: %+v", dst.Accessories)
 	}
@@ -207,8 +207,8 @@ func TestQuoteAllocs(t *testing.T) {
 	req := QuoteRequest{Search: search(2, 3, "2026-12-08", "2026-12-19"), VehicleID: 5,
 		Accessories: []Pick{{1, 2}, {2, 2}, {6, 4}}, InsuranceID: 33}
 	var q Quote
-	c.Quote(req, &q)
-	if allocs := testing.AllocsPerRun(200, func() { c.Quote(req, &q) }); allocs != 0 {
+	c.Quote(&req, &q)
+	if allocs := testing.AllocsPerRun(200, func() { c.Quote(&req, &q) }); allocs != 0 {
 		t.Errorf("Quote allocs/op = %v, want 0", allocs)
 	}
 }
@@ -288,7 +288,7 @@ func TestGoldenQuotes(t *testing.T) {
 				g.Request.Accessories = append(g.Request.Accessories, goldenPick{p.ID, p.Quantity})
 			}
 			var q Quote
-			if err := c.Quote(r, &q); err != nil {
+			if err := c.Quote(&r, &q); err != nil {
 				g.Error = &struct {
 					Status  int    `json:"status"`
 					Param   string `json:"param"`
@@ -390,7 +390,7 @@ func TestQuoteProperties(t *testing.T) {
 			if plans := c.InsurancePlans(&v); rng.Intn(4) > 0 {
 				req.InsuranceID = plans[rng.Intn(len(plans))].ID
 			}
-			qerr := c.Quote(req, &q)
+			qerr := c.Quote(&req, &q)
 			o, ok := listed[v.ID]
 			if !ok {
 				stats["unavailable"]++
@@ -450,7 +450,7 @@ func FuzzQuote(f *testing.F) {
 		var q Quote
 		req := QuoteRequest{Search: Search{PickUpDepot: pd, DropOffDepot: dd, PickUp: Date(pu), DropOff: Date(do), Today: testToday},
 			VehicleID: vid, Accessories: []Pick{{acc, qty}}, InsuranceID: ins}
-		if err := c.Quote(req, &q); err == nil && (q.TotalCents < 0 || q.Days < 1) {
+		if err := c.Quote(&req, &q); err == nil && (q.TotalCents < 0 || q.Days < 1) {
 			t.Fatalf("bad quote %+v", q)
 		}
 		c.Availability(req.Search, nil)

@@ -123,6 +123,7 @@ type altCtx struct {
 	quote bool
 	dst   []Alternative
 	scr   Quote
+	sc    searchCtx // check's context, not read
 }
 
 // try appends t (with vehicle v for a quote) when there is room and it is accepted.
@@ -139,10 +140,10 @@ func (x *altCtx) try(t Search, v int64, reason string) bool {
 		r := x.q
 		r.Search, r.VehicleID = t, v
 		x.scr.Accessories = x.scr.Accessories[:0]
-		if x.c.Quote(r, &x.scr) != nil {
+		if x.c.Quote(&r, &x.scr) != nil {
 			return false
 		}
-	} else if _, err := x.c.check(t); err != nil {
+	} else if err := x.c.check(&t, &x.sc); err != nil {
 		return false
 	}
 	x.dst = append(x.dst, Alternative{Search: t, VehicleID: v, Reason: reason})
