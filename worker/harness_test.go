@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -261,12 +262,18 @@ type wasmApp struct {
 
 func newWasmApp(t testing.TB, vars []wire.Header, nowMs int64) *wasmApp {
 	t.Helper()
+	return newWasmAppRand(t, vars, nowMs, constReader{})
+}
+
+// newWasmAppRand is newWasmApp with random_get reading from rand.
+func newWasmAppRand(t testing.TB, vars []wire.Header, nowMs int64, rand io.Reader) *wasmApp {
+	t.Helper()
 	rt, compiled := compiledModule(t)
 	ctx := context.Background()
 	stderr := &bytes.Buffer{}
 	sec, nsec := nowMs/1000, int32(nowMs%1000)*1e6
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").
-		WithStderr(stderr).WithRandSource(constReader{}).
+		WithStderr(stderr).WithRandSource(rand).
 		WithWalltime(func() (int64, int32) { return sec, nsec }, 1)
 	mod, err := rt.InstantiateModule(ctx, compiled, cfg)
 	if err != nil {
@@ -318,6 +325,45 @@ func (a *wasmApp) doAt(t testing.TB, req *wire.Request, nowMs float64) []byte {
 		t.Fatalf("handle %s %s: %v", req.Method, req.Target, err)
 	}
 	return out
+}
+
+// countingReader yields the bytes of the little-endian uint32s 1, 2, 3, ...: a random
+// source whose every 8-byte window, at any offset, differs from every other.
+type countingReader struct{ n uint32 }
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte((c.n/4 + 1) >> (8 * (c.n % 4)))
+		c.n++
+	}
+	return len(b), nil
+}
+
+// TestWasmQuoteNoncesFresh: every quote takes fresh bytes from the module's random
+// pool (worker/main_wasip1.go, randomBytes, whose 8-byte nonce is one word's copy):
+// the same quote asked 300 times in one millisecond (the pool refills every 128) has
+// 300 different ids, which differ only in their nonces.
+func TestWasmQuoteNoncesFresh(t *testing.T) {
+	a := newWasmAppRand(t, wranglerVars(t), fixedNow, &countingReader{})
+	target := "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5"
+	seen := map[string]int{}
+	for i := 0; i < 300; i++ {
+		req := &wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: fmt.Sprintf("2001:db8:%x::1", i+1)}}}
+		d, err := wire.DecodeResponse(a.doAt(t, req, float64(fixedNow)))
+		if err != nil || d.Status != 200 {
+			t.Fatalf("quote %d: status %d, %v: %s", i, d.Status, err, d.Body)
+		}
+		var q struct {
+			QuoteID string `json:"quoteId"`
+		}
+		if err := json.Unmarshal(d.Body, &q); err != nil || q.QuoteID == "" {
+			t.Fatalf("quote %d: no quoteId (%v): %s", i, err, d.Body)
+		}
+		if j, ok := seen[q.QuoteID]; ok {
+			t.Fatalf("quotes %d and %d have the same id %s", j, i, q.QuoteID)
+		}
+		seen[q.QuoteID] = i
+	}
 }
 
 // TestWasmHandleClock: handle answers at the clock the glue passes with the request

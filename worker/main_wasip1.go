@@ -267,7 +267,17 @@ func clockTimeGet(id uint32, precision uint64, out unsafe.Pointer) uint32
 // largest single cost of a quote in V8 (profiled with node --cpu-prof). crypto/rand
 // would go through wasi-libc's arc4random, a PRNG seeded from the host, which also
 // makes the bytes differ from the host's source in tests.
+//
+// A quote's 8-byte nonce, the commonest call, is one word's load and store: copy is a
+// memory.copy, which V8 runs as a call out of wasm into C, ~120 instructions for 8
+// bytes under node with workerd's bounds checks (issue 16, session 32). Wasm allows the
+// unaligned access.
 func randomBytes(b []byte) {
+	if len(b) == 8 && randPos <= len(randPool)-8 {
+		*(*uint64)(unsafe.Pointer(&b[0])) = *(*uint64)(unsafe.Pointer(&randPool[randPos]))
+		randPos += 8
+		return
+	}
 	for len(b) > 0 {
 		if randPos == len(randPool) {
 			randomGet(unsafe.Pointer(&randPool[0]), uint32(len(randPool)))

@@ -63,31 +63,33 @@ func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
 }
 
 // search reads the four search parameters shared by availability and quotes.
-func (s *Server) search(nowMs int64) (rental.Search, *rental.Error) {
-	var sr rental.Search
+// search reads the search's four parameters into sr (a pointer, not a result: TinyGo
+// returns a struct through a copy in linear memory; issue 16, session 32).
+func (s *Server) search(nowMs int64, sr *rental.Search) *rental.Error {
 	var e *rental.Error
 	if sr.PickUpDepot, e = s.requiredID("pick_up_depot_id"); e != nil {
-		return sr, e
+		return e
 	}
 	if sr.DropOffDepot, e = s.requiredID("drop_off_depot_id"); e != nil {
-		return sr, e
+		return e
 	}
 	var text string
 	if sr.PickUp, text, e = s.q.requiredDateText("pick_up_date"); e != nil {
-		return sr, e
+		return e
 	}
 	s.keepDateText(0, sr.PickUp, text)
 	if sr.DropOff, text, e = s.q.requiredDateText("drop_off_date"); e != nil {
-		return sr, e
+		return e
 	}
 	s.keepDateText(1, sr.DropOff, text)
 	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
-	return sr, nil
+	return nil
 }
 
 func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	sr, e := s.search(nowMs)
+	var sr rental.Search
+	e := s.search(nowMs, &sr)
 	if e != nil {
 		return e
 	}
@@ -499,7 +501,7 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	}
 	var qr rental.QuoteRequest
 	var e *rental.Error
-	if qr.Search, e = s.search(nowMs); e != nil {
+	if e = s.search(nowMs, &qr.Search); e != nil {
 		return e
 	}
 	if qr.VehicleID, e = s.requiredID("vehicle_id"); e != nil {
