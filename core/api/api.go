@@ -161,11 +161,7 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			// the search's days and route fee, written once (writeOffers): two copies
 			// instead of formatting both and writing three member names (issue 16,
 			// session 28: ~100 instructions an offer)
-			if daysRentalW.Len() == len(daysRental) { // 16 bytes or fewer: two word stores
-				n = wire.ShortAt(buf, n, &daysRentalW)
-			} else {
-				n = wire.BytesAt(buf, n, daysRental)
-			}
+			n = wire.ShortOrBytesAt(buf, n, &daysRentalW, daysRental) // 16 bytes or fewer: two word stores
 			start := n
 			n = wire.MoneyAt(buf, n, o.RentalCents)
 			end := n
@@ -179,12 +175,8 @@ func (s *Server) offersAt(buf []byte, n int) int {
 			n = wire.IntAt(buf, n, int64(o.Days))
 			n = feesAt(buf, n, o)
 		}
-		n = wire.CopyAt(buf, n, bookingLink)  // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		if vj.idEndW.Len() == len(vj.idEnd) { // N"}
-			n = wire.ShortAt(buf, n, &vj.idEndW)
-		} else {
-			n = wire.BytesAt(buf, n, vj.idEnd)
-		}
+		n = wire.CopyAt(buf, n, bookingLink)                  // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		n = wire.ShortOrBytesAt(buf, n, &vj.idEndW, vj.idEnd) // N"}
 	}
 	return wire.ByteAt(buf, n, ']')
 }

@@ -102,6 +102,17 @@ func ShortAt(buf []byte, n int, s *Short) int {
 	return n + s.n
 }
 
+// ShortOrBytesAt writes p at buf[n:]: as ShortAt(s) when s holds p (MakeShort took
+// it: s.Len() == len(p)), else as BytesAt. The same room rule as ShortAt.
+//
+//go:inline
+func ShortOrBytesAt(buf []byte, n int, s *Short, p []byte) int {
+	if s.n == len(p) {
+		return ShortAt(buf, n, s)
+	}
+	return BytesAt(buf, n, p)
+}
+
 type byteString interface{ string | []byte }
 
 func putAt[S byteString](buf []byte, n int, s S) int {

@@ -94,6 +94,18 @@ func TestShortAt(t *testing.T) {
 	ShortAt(make([]byte, 18), 3, &s)
 }
 
+// TestShortOrBytesAt: the Short when it holds the piece (0 to 16 bytes), the bytes
+// themselves when MakeShort refused them (17 and more).
+func TestShortOrBytesAt(t *testing.T) {
+	src := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	for m := 0; m <= len(src); m++ {
+		s, _ := MakeShort(src[:m])
+		if got := exact(t, max(m, 16), func(buf []byte, n int) int { return ShortOrBytesAt(buf, n, &s, src[:m]) }); got != string(src[:m]) {
+			t.Fatalf("ShortOrBytesAt of %q wrote %q", src[:m], got)
+		}
+	}
+}
+
 // TestIntAtMatchesStrconv: IntAt writes strconv's decimal form and fits MaxInt.
 func TestIntAtMatchesStrconv(t *testing.T) {
 	check := func(v int64) {
