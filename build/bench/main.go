@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ var (
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
 	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
 	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before each block of load rows (an endpoint at a connection count) and before the memory soak when either's RSS is over this many MB (0: never)")
+	pin        = flag.Bool("pin", false, "diagnosis: run each workerd on the machine's last CPU and wrk (one thread a CPU) on the others, with taskset: workerd's cost a request with the load generator off its CPU (not the goal's figure, which shares the CPUs as the default does)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
 	setVars    varList
 )
@@ -114,6 +116,14 @@ func run() error {
 	}
 	if _, err := exec.LookPath("wrk"); err != nil {
 		return fmt.Errorf("wrk not installed (apt-get install wrk): %v", err)
+	}
+	if *pin {
+		if _, err := exec.LookPath("taskset"); err != nil {
+			return fmt.Errorf("-pin: taskset not installed (util-linux): %v", err)
+		}
+		if runtime.NumCPU() < 2 {
+			return fmt.Errorf("-pin needs two CPUs or more (one for workerd, the rest for wrk); this machine has %d", runtime.NumCPU())
+		}
 	}
 	wasms, _ := filepath.Glob("build/dist/*.wasm")
 	if len(wasms) != 1 {
@@ -330,6 +340,9 @@ const config :Workerd.Config = (
 // and adds the table of req/s (and workerd CPU) ratios to report.
 func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 	fmt.Fprintf(report, "\n")
+	if *pin {
+		fmt.Fprintf(report, "-pin: each workerd on CPU %d alone, wrk on CPUs 0-%d (taskset); a diagnosis of workerd's own cost a request, not the goal's figure (the default run shares the CPUs)\n\n", runtime.NumCPU()-1, runtime.NumCPU()-2)
+	}
 	fmt.Fprintf(report, "| endpoint | conns | project req/s | floor req/s | ratio | ratio of each round (median) | project p50 / p99 | floor p50 / p99 | project CPU/req | floor CPU/req |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range endpoints {
 		if *only != "" && !strings.Contains(e.name, *only) {
@@ -557,6 +570,9 @@ func start(workerd, conf string, port int) (*server, error) {
 // startAt starts workerd with conf and polls path every millisecond until it answers 200.
 func startAt(workerd, conf string, port int, path string) (*server, error) {
 	cmd := exec.Command(workerd, serveArgs(conf)...)
+	if *pin {
+		cmd = exec.Command("taskset", append([]string{"-c", strconv.Itoa(runtime.NumCPU() - 1), workerd}, serveArgs(conf)...)...) // taskset execs workerd: the pid is workerd's
+	}
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
@@ -835,8 +851,13 @@ func load(s *server, target string, c int, lua string) (result, error) {
 			rec = nil
 		}
 	}
-	out, err := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(c), "-d", duration.String(),
-		"--timeout", "5s", "--latency", "-s", lua, s.base+target).CombinedOutput()
+	args := []string{"wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(c), "-d", duration.String(), "--timeout", "5s", "--latency", "-s", lua, s.base + target}
+	if *pin { // wrk on every CPU but workerd's, one thread each
+		n := runtime.NumCPU() - 1
+		args[2] = fmt.Sprint(min(n, c))
+		args = append([]string{"taskset", "-c", fmt.Sprintf("0-%d", n-1)}, args...)
+	}
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
 	cpu := s.cpu() - cpu0
 	if rec != nil {
 		rec.Process.Signal(syscall.SIGINT)
