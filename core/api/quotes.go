@@ -22,9 +22,6 @@ func (s *Server) quoteIDError(r quotetoken.Result) *rental.Error {
 	return s.errQuoteID[r]
 }
 
-// quoteInventoryVersion is the inventory version a quote is priced under.
-func (s *Server) quoteInventoryVersion() string { return s.InventoryVersion() }
-
 // signQuote appends the signed id of quote q of search sr, issued at nowMs, and
 // leaves its fields in s.tok.
 func (s *Server) signQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
@@ -44,7 +41,7 @@ func (s *Server) signQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs i
 		}
 	}
 	t.TotalCents = q.TotalCents
-	t.Inventory = quotetoken.InventoryTag(s.quoteInventoryVersion())
+	t.Inventory = s.invTag // the inventory version it is priced under
 	t.IssuedAt = wire.FloorDiv(nowMs, 1000)
 	t.ExpiresAt = t.IssuedAt + s.cfg.QuoteTTLSeconds
 	s.random(t.Nonce[:])

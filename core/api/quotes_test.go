@@ -185,6 +185,13 @@ func TestQuoteCheckStatuses(t *testing.T) {
 	if err := s.SetInventory(blob); err != nil {
 		t.Fatal(err)
 	}
+	// A quote priced from now on names the new inventory version, not the one before.
+	var qn quotetoken.Quote
+	idNew, _ := quoteID(t, s, workedExample)
+	if r := cfg.QuoteKeys.Verify(idNew, &qn); r != quotetoken.OK || qn.Inventory != quotetoken.InventoryTag(s.InventoryVersion()) ||
+		qn.Inventory == quotetoken.InventoryTag(bundledCatalog(t).Inventory().Version()) {
+		t.Errorf("after SetInventory the id names inventory %08x (%v), want %08x", qn.Inventory, r, quotetoken.InventoryTag(s.InventoryVersion()))
+	}
 	c = check(t, s, id3)
 	if c.Status != "unavailable" || c.Quote != nil || c.Code != "booked_out" || !strings.Contains(c.Reason, "2027-03-01 to 2027-03-31") {
 		t.Errorf("unavailable: %+v", c)
