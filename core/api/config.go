@@ -6,7 +6,6 @@ import (
 
 	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/quotetoken"
-	"github.com/campervan/agent-api/core/text"
 )
 
 // Config is the service's configuration, read once per instance from the Worker's
@@ -94,10 +93,7 @@ func ConfigFromVars(vars []abi.Header) (Config, error) {
 			}
 			c.WebURL = val
 		case "MAINTENANCE":
-			var ok bool
-			if c.Maintenance, ok = text.ParseBool(val); !ok {
-				err = strconv.ErrSyntax
-			}
+			c.Maintenance, err = strconv.ParseBool(val)
 		case "MCP_ALLOWED_ORIGINS":
 			if val != "" { // the shipped value: origins is then neither run nor compiled
 				c.MCPAllowedOrigins, err = origins(val)
@@ -134,8 +130,8 @@ func (e *configError) Error() string {
 }
 
 func positive(s string) (int64, error) {
-	n, ok := text.ParseInt(s)
-	if !ok {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
 		return n, strconv.ErrSyntax
 	}
 	if n < 1 || n > 1<<31 {

@@ -17,6 +17,7 @@
 package jsonv
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -551,11 +552,10 @@ func (r Result) String() string {
 	return r.Raw
 }
 
-// Bool reports whether the value is true, or a string strconv.ParseBool reads as true
-// (text.ParseBool reads what it reads).
+// Bool reports whether the value is true, or a string strconv.ParseBool reads as true.
 func (r Result) Bool() bool {
 	if r.Type == String {
-		b, _ := text.ParseBool(r.Str)
+		b, _ := strconv.ParseBool(r.Str)
 		return b
 	}
 	return r.Type == True

@@ -75,8 +75,8 @@ func (r rec) integer(obj jsonv.Result, field string, min, max int64, what string
 	if v.Type != jsonv.Number {
 		return 0, r.fail(field, "must be %s", what)
 	}
-	n, ok := text.ParseInt(v.Raw)
-	if !ok || n < min {
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	if err != nil || n < min {
 		return 0, r.fail(field, "must be %s", what)
 	}
 	if n > max {

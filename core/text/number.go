@@ -1,43 +1,5 @@
 package text
 
-// ParseInt and ParseBool read what strconv.ParseInt(s, 10, 64) and strconv.ParseBool
-// read, with the same results, but answer ok instead of an error: strconv's wrappers
-// compare errors as interfaces, which under TinyGo links internal/reflectlite into the
-// module, and every caller only needs to know whether the text was valid.
-// TestParseIntMatchesStrconv holds them to strconv.
-
-// ParseInt returns the decimal integer s (an optional sign, then digits), and false
-// when s is not one or does not fit an int64.
-func ParseInt(s string) (int64, bool) {
-	neg := s != "" && s[0] == '-'
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	if neg && s == "9223372036854775808" { // -(1<<63): its magnitude is no int64
-		return -1 << 63, true
-	}
-	n, ok := Digits(s, 1<<63-1)
-	if !ok {
-		return 0, false
-	}
-	if neg {
-		return -n, true
-	}
-	return n, true
-}
-
-// ParseBool returns the boolean s spells as strconv.ParseBool reads it (1, t, T, TRUE,
-// true, True, 0, f, F, FALSE, false, False), and false for anything else.
-func ParseBool(s string) (value, ok bool) {
-	switch s {
-	case "1", "t", "T", "TRUE", "true", "True":
-		return true, true
-	case "0", "f", "F", "FALSE", "false", "False":
-		return false, true
-	}
-	return false, false
-}
-
 // ScanDigits reads the ASCII digits at the start of s while their value stays at
 // most max, and returns that value and how many bytes it read: i == len(s) when s
 // is all digits within max; otherwise s[i] is the first non-digit, or the digit

@@ -10,38 +10,30 @@ var parseCases = []string{"", "0", "-0", "+0", "1", "+1", "-1", "42", "007", "1_
 	"18446744073709551615", "18446744073709551616", "99999999999999999999", "922337203685477580", "9223372036854775799",
 	"t", "T", "TRUE", "true", "True", "tRUE", "f", "F", "FALSE", "false", "False", "fALSE", "yes", "no", "١"}
 
-func TestParseIntMatchesStrconv(t *testing.T) {
-	check := func(s string) {
-		want, err := strconv.ParseInt(s, 10, 64)
-		got, ok := ParseInt(s)
-		if ok != (err == nil) || ok && got != want {
-			t.Errorf("ParseInt(%q) = %d, %v; strconv: %d, %v", s, got, ok, want, err)
-		}
-		wb, err := strconv.ParseBool(s)
-		gb, ok := ParseBool(s)
-		if ok != (err == nil) || gb != wb {
-			t.Errorf("ParseBool(%q) = %v, %v; strconv: %v, %v", s, gb, ok, wb, err)
-		}
-	}
+// Digits reads what strconv.ParseInt reads when the text has no sign.
+func TestDigitsMatchesStrconv(t *testing.T) {
 	for _, s := range parseCases {
-		check(s)
+		checkDigits(t, s)
 	}
 	for n := int64(1); n > 0 && n < 1<<62; n = n*3 + 1 {
-		check(strconv.FormatInt(n, 10))
-		check(strconv.FormatInt(-n, 10))
+		checkDigits(t, strconv.FormatInt(n, 10))
 	}
 }
 
-func FuzzParseIntMatchesStrconv(f *testing.F) {
+func checkDigits(t *testing.T, s string) {
+	t.Helper()
+	want, err := strconv.ParseInt(s, 10, 64)
+	wantOK := err == nil && s[0] != '+' && s[0] != '-'
+	if got, ok := Digits(s, 1<<63-1); ok != wantOK || ok && got != want {
+		t.Errorf("Digits(%q) = %d, %v; strconv: %d, %v", s, got, ok, want, err)
+	}
+}
+
+func FuzzDigitsMatchesStrconv(f *testing.F) {
 	for _, s := range parseCases {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := strconv.ParseInt(s, 10, 64)
-		if got, ok := ParseInt(s); ok != (err == nil) || ok && got != want {
-			t.Fatalf("ParseInt(%q) = %d, %v; strconv: %d, %v", s, got, ok, want, err)
-		}
-	})
+	f.Fuzz(checkDigits)
 }
 
 // Digits at the edges of max: a max below 9, and max = MaxInt64, where n*10 would wrap
