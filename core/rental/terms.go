@@ -114,6 +114,10 @@ func CancellationFee(rules []CancellationRule, i int, totalCents int64) int64 {
 	return fee
 }
 
+// OptionTotal is the total of an offer of offerCents with an insurance plan costing
+// insuranceCents and no accessories: the quote's totalAmount for them (Quote).
+func OptionTotal(offerCents, insuranceCents int64) int64 { return satAdd(offerCents, insuranceCents) }
+
 // hireTerms fills dst.Terms for the quote dst of q.
 func (c *Catalog) hireTerms(q *QuoteRequest, dst *Quote) {
 	t := &dst.Terms
