@@ -100,6 +100,9 @@ func (s *Server) getAvailability(req *wire.Request, w *wire.Response, pathParam 
 	if e != nil {
 		return e
 	}
+	if e = s.termsParams(); e != nil {
+		return e
+	}
 	if e = s.checkParams(); e != nil {
 		return e
 	}
@@ -132,7 +135,7 @@ func (s *Server) writeOffers(b []byte) []byte {
 		s.daysRentalW, _ = wire.MakeShort(s.daysRental)
 		s.routeTotal = wire.Put(wire.AppendMoney(wire.Put(s.routeTotal[:0], `,"routeFee":`), o.RouteCents), `,"totalAmount":`)
 	}
-	b = wire.Room(b, 2+len(s.offers)*(s.partsMax+len(s.bookingLink)+offerNumbers)+16) // +16: wire.ShortAt's second word
+	b = wire.Room(b, 2+len(s.offers)*(s.partsMax+len(s.bookingLink)+offerNumbers+s.optionsRoom())+16) // +16: wire.ShortAt's second word
 	buf := b[:cap(b)]
 	return buf[:s.offersAt(buf, len(b))]
 }
@@ -147,6 +150,7 @@ func (s *Server) offersAt(buf []byte, n int) int {
 	sharedDays, sharedRoute := s.sharedDays, s.sharedRoute
 	daysRental, routeTotal, bookingLink := s.daysRental, s.routeTotal, s.bookingLink
 	daysRentalW := s.daysRentalW
+	opts, withOptions := s.optionParts, s.withOptions
 	n = wire.ByteAt(buf, n, '[')
 	for i := range offers {
 		o := &offers[i]
@@ -177,6 +181,9 @@ func (s *Server) offersAt(buf []byte, n int) int {
 		}
 		n = wire.CopyAt(buf, n, bookingLink)                  // ,"bookingUrl":"https://.../book?...&vehicle_id=
 		n = wire.ShortOrBytesAt(buf, n, &vj.idEndW, vj.idEnd) // N"}
+		if withOptions {
+			n = optionsAt(buf, n-1, opts, o) // in place of the offer's closing brace
+		}
 	}
 	return wire.ByteAt(buf, n, ']')
 }
@@ -225,6 +232,9 @@ func (s *Server) answerSearch(req *wire.Request, w *wire.Response, h uint64) {
 func (s *Server) offersHash() uint64 {
 	h := wire.Hash64(s.offersSeed, wire.BytesString(s.bookingLink))
 	h = wire.Mix64(h, uint64(len(s.offers)))
+	if s.withOptions {
+		h = wire.Mix64(h, 1)
+	}
 	for i := range s.offers {
 		o := &s.offers[i]
 		h = wire.Mix64(h, uint64(uint32(o.Index))|uint64(uint32(o.Days))<<32) // both below 2^31: an index into the vehicles, a hire's days
@@ -450,6 +460,7 @@ func (s *Server) getExtras(req *wire.Request, w *wire.Response, vehicle string, 
 				b = wire.Put(b, `,"maxChargedDays":`)
 				b = wire.AppendInt(b, int64(p.MaxDays))
 			}
+			b = appendPlanTerms(b, &p)
 			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
 		}
 	}
@@ -507,6 +518,10 @@ func (s *Server) getQuote(req *wire.Request, w *wire.Response, pathParam string,
 	if qr.InsuranceID, e = s.q.optionalID("insurance_id"); e != nil {
 		return e
 	}
+	if qr.DriverAge, e = s.q.driverAge(); e != nil {
+		return e
+	}
+	s.driverAge = qr.DriverAge
 	if e = s.checkParams(); e != nil {
 		return e
 	}
@@ -541,7 +556,7 @@ func (s *Server) appendQuote(b []byte, sr *rental.Search, q *rental.Quote, nowMs
 // quoteRoom bounds what quoteAt writes for quote q with an id of idLen bytes.
 func (s *Server) quoteRoom(idLen int, q *rental.Quote) int {
 	need := quoteFixed + 2*idLen + len(quoteNoteJSON) + 8*wire.MaxMoney + 6*wire.MaxInt + 2*rental.DateLen +
-		rfc3339Len + len(s.cfg.WebURL)
+		rfc3339Len + len(s.cfg.WebURL) + hireTermsMax
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		need += 64 + 2*wire.MaxInt + wire.MaxMoney + wire.MaxJSONString(len(a.Accessory.Name)) + (wire.MaxInt+1)*max(a.Quantity, 0)
@@ -591,6 +606,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	n = wire.IntAt(buf, n, q.Vehicle.ID)
 	n = wire.PutAt(buf, n, `,"days":`)
 	n = wire.IntAt(buf, n, int64(q.Days))
+	n = termsAt(buf, n, &q.Terms)
 	n = wire.PutAt(buf, n, `,"checkoutUrl":"`)
 	n = wire.PutAt(buf, n, s.cfg.WebURL)
 	n = s.searchQueryAt(buf, wire.PutAt(buf, n, "/book?"), sr)

@@ -22,7 +22,7 @@ const (
 // Reasons of an empty day that no single rule explains (no allocation per day).
 const (
 	reasonNoneFree     = "no vehicle is free at the pick-up depot for these dates (booked out, or the hire is shorter than its minimum)"
-	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total) is free for these dates"
+	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total, driver_age) is free for these dates"
 )
 
 func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
@@ -54,6 +54,9 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 		return e
 	}
 	s.filter.VehicleID = vehicle
+	if e = s.termsParams(); e != nil {
+		return e
+	}
 	if e = s.checkParams(); e != nil {
 		return e
 	}
@@ -116,6 +119,9 @@ func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam stri
 				}
 				b = wire.PutBytes(b, s.vehicleJSON(o).cal)
 				b = appendFees(b, o)
+				if s.withOptions {
+					b = s.appendOptions(b, o)
+				}
 				b = wire.PutByte(b, '}')
 			}
 			b = wire.PutByte(b, ']')
@@ -167,6 +173,11 @@ func (s *Server) calendarETag(sr *rental.Search, earliest, latest rental.Date, l
 	k = wire.AppendInt(k, f.MaxTotalCents)
 	k = wire.PutByte(k, ':')
 	k = wire.AppendInt(k, f.VehicleID)
+	k = wire.PutByte(k, ':')
+	k = wire.AppendInt(k, int64(f.DriverAge))
+	if s.withOptions {
+		k = wire.Put(k, ":insurance")
+	}
 	s.etagKey = k
 	h := wire.FNV64a(wire.FNVOffset, s.cat.Version())
 	h = wire.FNV64a(h, s.invVersion)

@@ -101,6 +101,15 @@ type Server struct {
 		d    rental.Date
 		text [rental.DateLen]byte
 	}
+
+	// The rental terms (terms.go): GET /terms (built on first use: most isolates never
+	// serve it), each vehicle's insurance options and the most bytes they take, and this
+	// request's include=insurance and driver_age.
+	termsDoc    cached
+	optionParts [][]optionPart
+	optionsMax  int
+	withOptions bool
+	driverAge   int
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -132,6 +141,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		}
 		s.depots, s.vehicleParts, s.partsMax, s.classList = p.depots, p.vehicles, p.partsMax, p.classList
 		s.accHeads, s.insHeads = p.accHeads, p.insHeads
+		s.optionParts, s.optionsMax = p.options, p.optionsMax
 		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
@@ -158,6 +168,8 @@ type catalogParts struct {
 	// A quote's items up to their cost, {"id":N,"name":"...","cost": (itemAt), per
 	// accessory and insurance plan by their index in the catalog's id order.
 	accHeads, insHeads [][]byte
+	options            [][]optionPart // each vehicle's insurance options (terms.go)
+	optionsMax         int            // the most bytes of one offer's options
 }
 
 // makeCatalogParts renders the parts of cat (a catalog other than the bundled one).
@@ -170,6 +182,7 @@ func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 	p.accHeads = buildItemHeads(cat.AccessoryIDs())
 	p.insHeads = buildItemHeads(cat.InsuranceIDs())
 	p.depots.set(appendDepots(nil, cat.Depots()))
+	p.options, p.optionsMax = buildOptionParts(cat, p.insHeads)
 	for i := range p.vehicles {
 		v := &p.vehicles[i]
 		p.partsMax = max(p.partsMax, len(v.head)+len(v.mid)+len(v.idEnd))

@@ -17,7 +17,7 @@ type suggestion struct {
 
 // passThrough are the parameters a suggestion keeps as the client gave them: the
 // extras of a quote and the filters and order of a search.
-var passThrough = [...]string{"accessory_ids", "insurance_id", "min_berths", "transmission", "class", "max_total", "sort"}
+var passThrough = [...]string{"accessory_ids", "insurance_id", "min_berths", "transmission", "class", "max_total", "sort", "driver_age", "include"}
 
 // suggestFor fills s.sugg with the alternatives to the refused search sr (vehicle 0)
 // or quote of vehicle, and returns e.
@@ -26,6 +26,7 @@ func (s *Server) suggestFor(e *rental.Error, sr *rental.Search, vehicle int64) *
 	q := rental.QuoteRequest{Search: *sr, VehicleID: vehicle}
 	if quote {
 		q.Accessories = s.picks
+		q.DriverAge = s.driverAge
 		q.InsuranceID, _ = s.q.optionalID("insurance_id")
 	}
 	s.alts = s.cat.Alternatives(q, quote, e, s.alts)

@@ -1,0 +1,302 @@
+package api
+
+import (
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/wire"
+)
+
+// The rental terms in answers (docs/terms.md): GET /terms, each insurance plan's excess
+// and bond, a quote's terms for its hire, a search's insurance options per vehicle
+// (include=insurance) and the driver_age parameter.
+
+// includeAccepted is what include takes, for messages.
+const includeAccepted = "insurance"
+
+func (s *Server) getTerms(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := s.checkParams(); e != nil {
+		return e
+	}
+	if s.termsDoc.body == nil {
+		s.termsDoc.set(appendTermsDoc(nil, s.cat))
+	}
+	s.static(req, w, s.termsDoc.body, s.termsDoc.etag)
+	return nil
+}
+
+// driverAge reads driver_age: an integer from 16 to 99, or 0 when absent.
+func (q *query) driverAge() (int, *rental.Error) {
+	v, ok := q.get("driver_age")
+	if !ok {
+		return 0, nil
+	}
+	n, i := wire.ScanDigits(v, rental.MaxDriverAge+1)
+	if i != len(v) || n < rental.MinDriverAge || n > rental.MaxDriverAge {
+		return 0, invalidGot("driver_age", "query parameter driver_age must be the driver's age in years, an integer from 16 to 99", "", v)
+	}
+	return int(n), nil
+}
+
+// includeInsurance reads include: "insurance" adds each vehicle's insuranceOptions;
+// absent or empty adds nothing.
+func (q *query) includeInsurance() (bool, *rental.Error) {
+	v, ok := q.get("include")
+	if !ok {
+		return false, nil
+	}
+	if v != includeAccepted {
+		return false, invalidGot("include", "query parameter include must be "+includeAccepted+" (each vehicle's insurance options with their all-in totals)", "", v)
+	}
+	return true, nil
+}
+
+// optionPart is one insurance plan of a vehicle, rendered for insuranceOptions around
+// the two numbers of a hire: head {"id":N,"name":"...","cost": and mid
+// ,"excess":X,"bond":Y,"totalAmount":.
+type optionPart struct {
+	plan      *rental.InsurancePlan
+	head, mid []byte
+}
+
+// buildOptionParts renders every vehicle's insurance options (by vehicle index; the
+// vehicles of a class share one slice), each head one of heads (buildItemHeads of the
+// catalog's plans), and returns the most bytes optionsAt writes for one offer.
+func buildOptionParts(cat *rental.Catalog, heads [][]byte) ([][]optionPart, int) {
+	classes := cat.Classes()
+	byClass := make([][]optionPart, len(classes))
+	most := 0
+	for ci := range classes {
+		plans := cat.ClassInsurancePlans(ci)
+		parts := make([]optionPart, len(plans))
+		size := len(`,"insuranceOptions":[]}`)
+		for k := range plans {
+			p := &plans[k]
+			h := itemHead(heads, cat.InsuranceIndex(p.ID))
+			if h == nil { // not the catalog's plan: never, but no trap
+				h = wire.Put(wire.AppendJSONString(wire.Put(wire.AppendInt(wire.Put(nil, `{"id":`), p.ID), `,"name":`), p.Name), `,"cost":`)
+			}
+			m := wire.AppendMoney(wire.Put(nil, `,"excess":`), p.ExcessCents)
+			m = wire.Put(wire.AppendMoney(wire.Put(m, `,"bond":`), p.BondCents), `,"totalAmount":`)
+			parts[k] = optionPart{plan: p, head: h, mid: m}
+			size += 2 + len(h) + len(m) + 2*wire.MaxMoney
+		}
+		byClass[ci] = parts
+		most = max(most, size)
+	}
+	vs := cat.Vehicles()
+	out := make([][]optionPart, len(vs))
+	for i := range vs {
+		for ci, c := range classes {
+			if vs[i].Class == c {
+				out[i] = byClass[ci]
+			}
+		}
+	}
+	return out, most
+}
+
+// optionsAt writes offer o's insurance options at buf[n:], n being where the offer's
+// closing brace was: ,"insuranceOptions":[...]} (at most the room buildOptionParts
+// returned). Each totalAmount is the quote's total for the vehicle with that plan and
+// no accessories (rental.OptionTotal).
+func optionsAt(buf []byte, n int, opts [][]optionPart, o *rental.Offer) int {
+	n = wire.PutAt(buf, n, `,"insuranceOptions":[`)
+	if i := o.Index; i >= 0 && i < len(opts) {
+		for k := range opts[i] {
+			p := &opts[i][k]
+			if k > 0 {
+				n = wire.ByteAt(buf, n, ',')
+			}
+			cost := rental.InsuranceCost(p.plan, o.Days)
+			n = wire.CopyAt(buf, n, p.head)
+			n = wire.MoneyAt(buf, n, cost)
+			n = wire.CopyAt(buf, n, p.mid)
+			n = wire.MoneyAt(buf, n, rental.OptionTotal(o.TotalCents, cost))
+			n = wire.ByteAt(buf, n, '}')
+		}
+	}
+	return wire.PutAt(buf, n, "]}")
+}
+
+// appendOptions appends offer o's insurance options after its fees (the calendar: the
+// entry's closing brace is written after).
+func (s *Server) appendOptions(b []byte, o *rental.Offer) []byte {
+	b = wire.Room(b, s.optionsMax)
+	buf := b[:cap(b)]
+	n := optionsAt(buf, len(b), s.optionParts, o)
+	return buf[:n-1] // without the brace optionsAt closes the offer with
+}
+
+// hireTermsMax bounds what termsAt writes.
+const hireTermsMax = 128 + 3*wire.MaxMoney + wire.MaxInt +
+	rental.MaxCancellationTiers*(24+rental.DateLen+wire.MaxMoney) + 2*(24+rental.DateLen+wire.MaxMoney)
+
+// termsAt writes a quote's terms member at buf[n:] (at most hireTermsMax bytes).
+func termsAt(buf []byte, n int, t *rental.HireTerms) int {
+	n = wire.PutAt(buf, n, `,"terms":{"excess":`)
+	n = wire.MoneyAt(buf, n, t.ExcessCents)
+	n = wire.PutAt(buf, n, `,"bond":`)
+	n = wire.MoneyAt(buf, n, t.BondCents)
+	n = wire.PutAt(buf, n, `,"cancellation":[`)
+	for i := 0; i < t.NTiers && i < len(t.Tiers); i++ {
+		if i > 0 {
+			n = wire.ByteAt(buf, n, ',')
+		}
+		n = wire.PutAt(buf, n, `{"until":"`)
+		n = t.Tiers[i].Until.At(buf, n)
+		n = wire.PutAt(buf, n, `","fee":`)
+		n = wire.MoneyAt(buf, n, t.Tiers[i].FeeCents)
+		n = wire.ByteAt(buf, n, '}')
+	}
+	n = wire.PutAt(buf, n, `],"payment":[`)
+	for i := 0; i < t.NPayments && i < len(t.Payments); i++ {
+		if i > 0 {
+			n = wire.ByteAt(buf, n, ',')
+		}
+		n = wire.PutAt(buf, n, `{"due":"`)
+		n = t.Payments[i].Due.At(buf, n)
+		n = wire.PutAt(buf, n, `","amount":`)
+		n = wire.MoneyAt(buf, n, t.Payments[i].AmountCents)
+		n = wire.ByteAt(buf, n, '}')
+	}
+	n = wire.PutAt(buf, n, `],"minimumDriverAge":`)
+	n = wire.IntAt(buf, n, int64(t.MinDriverAge))
+	return wire.ByteAt(buf, n, '}')
+}
+
+// appendPlanTerms appends an insurance plan's excess and bond (the insurance list).
+func appendPlanTerms(b []byte, p *rental.InsurancePlan) []byte {
+	b = wire.Put(b, `,"excess":`)
+	b = wire.AppendMoney(b, p.ExcessCents)
+	b = wire.Put(b, `,"bond":`)
+	return wire.AppendMoney(b, p.BondCents)
+}
+
+// appendTermsDoc writes GET /terms: the terms of every hire, each plan's with the
+// vehicle classes it is offered with.
+func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
+	t := cat.Terms()
+	classes := cat.Classes()
+	b = putMember(b, `{"currency":`, cat.Currency())
+	b = putLit(b, `,"insurance":[`)
+	ids, _ := cat.InsuranceIDs()
+	written := 0
+	for _, id := range ids {
+		plan := planOf(cat, id, -1)
+		if plan == nil {
+			continue
+		}
+		if written > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		written++
+		b = putLit(b, `{"id":`)
+		b = wire.AppendInt(b, plan.ID)
+		b = putMember(b, `,"name":`, plan.Name)
+		b = putLit(b, `,"vehicleClasses":[`)
+		k := 0
+		for ci, c := range classes {
+			if planOf(cat, id, ci) != nil {
+				if k > 0 {
+					b = wire.PutByte(b, ',')
+				}
+				k++
+				b = wire.AppendJSONString(b, c)
+			}
+		}
+		b = wire.PutByte(b, ']')
+		b = appendPlanTerms(b, plan)
+		b = putMember(b, `,"covers":`, plan.Covers)
+		b = putMember(b, `,"excludes":`, plan.Excludes)
+		b = wire.PutByte(b, '}')
+	}
+	b = putLit(b, `],"cancellation":[`)
+	for i, r := range t.Cancellation {
+		if i > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		b = putLit(b, `{"minDaysBefore":`)
+		b = wire.AppendInt(b, int64(r.MinDaysBefore))
+		b = putLit(b, `,"percentOfTotal":`)
+		b = wire.AppendInt(b, r.PercentOfTotal)
+		b = putLit(b, `,"fixedFee":`)
+		b = wire.AppendMoney(b, r.FixedFeeCents)
+		b = wire.PutByte(b, '}')
+	}
+	b = putLit(b, `],"payment":{"depositPercent":`)
+	b = wire.AppendInt(b, t.Payment.DepositPercent)
+	b = putLit(b, `,"balanceDaysBefore":`)
+	b = wire.AppendInt(b, int64(t.Payment.BalanceDaysBefore))
+	b = putLit(b, `,"cardSurchargePercent":`)
+	b = wire.AppendMoney(b, t.Payment.CardSurchargeBasisPoints) // hundredths of a percent, as cents are of a dollar
+	b = putLit(b, `},"drivers":{"minimumAge":[`)
+	for ci, c := range classes {
+		if ci > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		b = putMember(b, `{"vehicleClass":`, c)
+		b = putLit(b, `,"age":`)
+		if ci < len(t.MinimumAge) {
+			b = wire.AppendInt(b, int64(t.MinimumAge[ci]))
+		} else {
+			b = wire.PutByte(b, '0')
+		}
+		b = wire.PutByte(b, '}')
+	}
+	b = putMember(b, `],"licence":`, t.Licence)
+	b = putLit(b, `},"includes":[`)
+	for i, s := range t.Includes {
+		if i > 0 {
+			b = wire.PutByte(b, ',')
+		}
+		b = wire.AppendJSONString(b, s)
+	}
+	return putLit(b, "]}")
+}
+
+// planOf returns insurance plan id as vehicle class ci offers it (any class's for
+// ci < 0), or nil. No append: the bundled catalog's parts are rendered at compile
+// time (wire.grow says why).
+func planOf(cat *rental.Catalog, id int64, ci int) *rental.InsurancePlan {
+	for c := range cat.Classes() {
+		if ci >= 0 && c != ci {
+			continue
+		}
+		plans := cat.ClassInsurancePlans(c)
+		for k := range plans {
+			if plans[k].ID == id {
+				return &plans[k]
+			}
+		}
+	}
+	return nil
+}
+
+// termsParams reads a search's driver_age (into s.filter) and include.
+func (s *Server) termsParams() *rental.Error {
+	var e *rental.Error
+	if s.filter.DriverAge, e = s.q.driverAge(); e != nil {
+		return e
+	}
+	s.driverAge = s.filter.DriverAge
+	s.withOptions, e = s.q.includeInsurance()
+	return e
+}
+
+// optionsRoom is the most bytes the options of one offer of this search take.
+//
+//go:inline
+func (s *Server) optionsRoom() int {
+	if s.withOptions {
+		return s.optionsMax
+	}
+	return 0
+}
+
+// putLit and putMember are wire.Put and wire.AppendMember as calls: the GET /terms
+// document is rendered once per Server, and each inlined Put is ~50 bytes of module.
+//
+//go:noinline
+func putLit(b []byte, s string) []byte { return wire.Put(b, s) }
+
+//go:noinline
+func putMember(b []byte, raw, s string) []byte { return wire.AppendMember(b, raw, s) }
