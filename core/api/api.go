@@ -606,7 +606,7 @@ func (s *Server) quoteAt(buf []byte, n int, id []byte, sr *rental.Search, q *ren
 	n = wire.IntAt(buf, n, q.Vehicle.ID)
 	n = wire.PutAt(buf, n, `,"days":`)
 	n = wire.IntAt(buf, n, int64(q.Days))
-	n = termsAt(buf, n, &q.Terms)
+	n = s.termsAt(buf, n, &q.Terms)
 	n = wire.PutAt(buf, n, `,"checkoutUrl":"`)
 	n = wire.PutAt(buf, n, s.cfg.WebURL)
 	n = s.searchQueryAt(buf, wire.PutAt(buf, n, "/book?"), sr)

@@ -110,6 +110,8 @@ type Server struct {
 	optionsMax  int
 	withOptions bool
 	driverAge   int
+	dateTexts   [][rental.DateLen]byte // termDateAt's texts of the dates from datesFirst on
+	datesFirst  rental.Date
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -182,7 +184,7 @@ func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 	p.accHeads = buildItemHeads(cat.AccessoryIDs())
 	p.insHeads = buildItemHeads(cat.InsuranceIDs())
 	p.depots.set(appendDepots(nil, cat.Depots()))
-	p.options, p.optionsMax = buildOptionParts(cat, p.insHeads)
+	p.options, p.optionsMax = buildOptionParts(cat)
 	for i := range p.vehicles {
 		v := &p.vehicles[i]
 		p.partsMax = max(p.partsMax, len(v.head)+len(v.mid)+len(v.idEnd))

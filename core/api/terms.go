@@ -49,18 +49,18 @@ func (q *query) includeInsurance() (bool, *rental.Error) {
 	return true, nil
 }
 
-// optionPart is one insurance plan of a vehicle, rendered for insuranceOptions around
-// the two numbers of a hire: head {"id":N,"name":"...","cost": and mid
-// ,"excess":X,"bond":Y,"totalAmount":.
+// optionPart is one insurance plan of a vehicle, rendered for insuranceOptions up to
+// the two numbers of a hire: {"id":N,"name":"...","excess":X,"bond":Y,"cost": (one copy
+// an option, then its cost and total).
 type optionPart struct {
-	plan      *rental.InsurancePlan
-	head, mid []byte
+	plan *rental.InsurancePlan
+	head []byte
 }
 
 // buildOptionParts renders every vehicle's insurance options (by vehicle index; the
-// vehicles of a class share one slice), each head one of heads (buildItemHeads of the
-// catalog's plans), and returns the most bytes optionsAt writes for one offer.
-func buildOptionParts(cat *rental.Catalog, heads [][]byte) ([][]optionPart, int) {
+// vehicles of a class share one slice) and returns the most bytes optionsAt writes for
+// one offer.
+func buildOptionParts(cat *rental.Catalog) ([][]optionPart, int) {
 	classes := cat.Classes()
 	byClass := make([][]optionPart, len(classes))
 	most := 0
@@ -70,14 +70,11 @@ func buildOptionParts(cat *rental.Catalog, heads [][]byte) ([][]optionPart, int)
 		size := len(`,"insuranceOptions":[]}`)
 		for k := range plans {
 			p := &plans[k]
-			h := itemHead(heads, cat.InsuranceIndex(p.ID))
-			if h == nil { // not the catalog's plan: never, but no trap
-				h = wire.Put(wire.AppendJSONString(wire.Put(wire.AppendInt(wire.Put(nil, `{"id":`), p.ID), `,"name":`), p.Name), `,"cost":`)
-			}
-			m := wire.AppendMoney(wire.Put(nil, `,"excess":`), p.ExcessCents)
-			m = wire.Put(wire.AppendMoney(wire.Put(m, `,"bond":`), p.BondCents), `,"totalAmount":`)
-			parts[k] = optionPart{plan: p, head: h, mid: m}
-			size += 2 + len(h) + len(m) + 2*wire.MaxMoney
+			h := wire.AppendInt(wire.Put(nil, `{"id":`), p.ID)
+			h = wire.AppendJSONString(wire.Put(h, `,"name":`), p.Name)
+			h = wire.Put(appendPlanTerms(h, p), `,"cost":`)
+			parts[k] = optionPart{plan: p, head: h}
+			size += len(h) + len(optionTotal) + 2 + 2*wire.MaxMoney
 		}
 		byClass[ci] = parts
 		most = max(most, size)
@@ -94,6 +91,8 @@ func buildOptionParts(cat *rental.Catalog, heads [][]byte) ([][]optionPart, int)
 	return out, most
 }
 
+const optionTotal = `,"totalAmount":`
+
 // optionsAt writes offer o's insurance options at buf[n:], n being where the offer's
 // closing brace was: ,"insuranceOptions":[...]} (at most the room buildOptionParts
 // returned). Each totalAmount is the quote's total for the vehicle with that plan and
@@ -109,7 +108,7 @@ func optionsAt(buf []byte, n int, opts [][]optionPart, o *rental.Offer) int {
 			cost := rental.InsuranceCost(p.plan, o.Days)
 			n = wire.CopyAt(buf, n, p.head)
 			n = wire.MoneyAt(buf, n, cost)
-			n = wire.CopyAt(buf, n, p.mid)
+			n = wire.PutAt(buf, n, optionTotal)
 			n = wire.MoneyAt(buf, n, rental.OptionTotal(o.TotalCents, cost))
 			n = wire.ByteAt(buf, n, '}')
 		}
@@ -131,7 +130,7 @@ const hireTermsMax = 128 + 3*wire.MaxMoney + wire.MaxInt +
 	rental.MaxCancellationTiers*(24+rental.DateLen+wire.MaxMoney) + 2*(24+rental.DateLen+wire.MaxMoney)
 
 // termsAt writes a quote's terms member at buf[n:] (at most hireTermsMax bytes).
-func termsAt(buf []byte, n int, t *rental.HireTerms) int {
+func (s *Server) termsAt(buf []byte, n int, t *rental.HireTerms) int {
 	n = wire.PutAt(buf, n, `,"terms":{"excess":`)
 	n = wire.MoneyAt(buf, n, t.ExcessCents)
 	n = wire.PutAt(buf, n, `,"bond":`)
@@ -142,7 +141,7 @@ func termsAt(buf []byte, n int, t *rental.HireTerms) int {
 			n = wire.ByteAt(buf, n, ',')
 		}
 		n = wire.PutAt(buf, n, `{"until":"`)
-		n = t.Tiers[i].Until.At(buf, n)
+		n = s.termDateAt(buf, n, t.Tiers[i].Until)
 		n = wire.PutAt(buf, n, `","fee":`)
 		n = wire.MoneyAt(buf, n, t.Tiers[i].FeeCents)
 		n = wire.ByteAt(buf, n, '}')
@@ -153,7 +152,7 @@ func termsAt(buf []byte, n int, t *rental.HireTerms) int {
 			n = wire.ByteAt(buf, n, ',')
 		}
 		n = wire.PutAt(buf, n, `{"due":"`)
-		n = t.Payments[i].Due.At(buf, n)
+		n = s.termDateAt(buf, n, t.Payments[i].Due)
 		n = wire.PutAt(buf, n, `","amount":`)
 		n = wire.MoneyAt(buf, n, t.Payments[i].AmountCents)
 		n = wire.ByteAt(buf, n, '}')
@@ -161,6 +160,37 @@ func termsAt(buf []byte, n int, t *rental.HireTerms) int {
 	n = wire.PutAt(buf, n, `],"minimumDriverAge":`)
 	n = wire.IntAt(buf, n, int64(t.MinDriverAge))
 	return wire.ByteAt(buf, n, '}')
+}
+
+// maxDateTexts bounds the dates termDateAt keeps as text.
+const maxDateTexts = 4096
+
+// termDateAt writes d as Date.At does, from its text kept in s.dateTexts when d is a
+// date of the season calendar: a quote's terms write up to ten dates, all from today to
+// the pick-up date, and Date.At's civil conversion is ~300 instructions under V8. A
+// date's text is written on its first use.
+func (s *Server) termDateAt(buf []byte, n int, d rental.Date) int {
+	if s.dateTexts == nil {
+		s.makeDateTexts()
+	}
+	if i := int(d) - int(s.datesFirst); i >= 0 && i < len(s.dateTexts) {
+		p := &s.dateTexts[i]
+		if p[0] == 0 {
+			d.At(p[:], 0)
+		}
+		return wire.BytesAt(buf, n, p[:])
+	}
+	return d.At(buf, n)
+}
+
+// makeDateTexts makes the (empty) texts of the season calendar's dates, at most
+// maxDateTexts of them, on the first quote.
+//
+//go:noinline
+func (s *Server) makeDateTexts() {
+	first, last := s.cat.CalendarRange()
+	s.datesFirst = first
+	s.dateTexts = make([][rental.DateLen]byte, min(max(int(last)-int(first)+1, 1), maxDateTexts))
 }
 
 // appendPlanTerms appends an insurance plan's excess and bond (the insurance list).

@@ -396,3 +396,21 @@ func TestSearchETagsFollowTermsParams(t *testing.T) {
 		}
 	}
 }
+
+// TestTermDateAt: the dates a quote's terms write from their kept texts are Date.At's,
+// the first time and after, inside the season calendar and around it.
+func TestTermDateAt(t *testing.T) {
+	s := searchServer(t)
+	first, last := bundledCatalog(t).CalendarRange()
+	for round := 0; round < 2; round++ {
+		for d := first - 40; d <= last+40; d++ {
+			var got, want [rental.DateLen + 3]byte
+			if n := s.termDateAt(got[:], 3, d); n != 3+rental.DateLen || d.At(want[:], 3) != n || got != want {
+				t.Fatalf("termDateAt(%s) = %q, want %q", d, got[3:], want[3:])
+			}
+		}
+	}
+	if len(s.dateTexts) != int(last-first)+1 {
+		t.Errorf("%d date texts for a calendar of %d days", len(s.dateTexts), last-first+1)
+	}
+}
