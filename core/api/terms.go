@@ -1,8 +1,10 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // The rental terms in answers (docs/terms.md): GET /terms, each insurance plan's excess
@@ -12,8 +14,8 @@ import (
 // includeAccepted is what include takes, for messages.
 const includeAccepted = "insurance"
 
-func (s *Server) getTerms(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	if e := s.checkParams(); e != nil {
+func (s *Server) getTerms(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := c.checkParams(); e != nil {
 		return e
 	}
 	if s.termsDoc.body == nil {
@@ -29,7 +31,7 @@ func (q *query) driverAge() (int, *rental.Error) {
 	if !ok {
 		return 0, nil
 	}
-	n, i := wire.ScanDigits(v, rental.MaxDriverAge+1)
+	n, i := text.ScanDigits(v, rental.MaxDriverAge+1)
 	if i != len(v) || n < rental.MinDriverAge || n > rental.MaxDriverAge {
 		return 0, invalidGot("driver_age", "query parameter driver_age must be the driver's age in years, an integer from 16 to 99", "", v)
 	}
@@ -70,11 +72,11 @@ func buildOptionParts(cat *rental.Catalog) ([][]optionPart, int) {
 		size := len(`,"insuranceOptions":[]}`)
 		for k := range plans {
 			p := &plans[k]
-			h := wire.AppendInt(wire.Put(nil, `{"id":`), p.ID)
-			h = wire.AppendJSONString(wire.Put(h, `,"name":`), p.Name)
-			h = wire.Put(appendPlanTerms(h, p), `,"cost":`)
+			h := jsonw.AppendInt(jsonw.Put(nil, `{"id":`), p.ID)
+			h = jsonw.AppendJSONString(jsonw.Put(h, `,"name":`), p.Name)
+			h = jsonw.Put(appendPlanTerms(h, p), `,"cost":`)
 			parts[k] = optionPart{plan: p, head: h}
-			size += len(h) + len(optionTotal) + 2 + 2*wire.MaxMoney
+			size += len(h) + len(optionTotal) + 2 + 2*jsonw.MaxMoney
 		}
 		byClass[ci] = parts
 		most = max(most, size)
@@ -98,68 +100,68 @@ const optionTotal = `,"totalAmount":`
 // returned). Each totalAmount is the quote's total for the vehicle with that plan and
 // no accessories (rental.OptionTotal).
 func optionsAt(buf []byte, n int, opts [][]optionPart, o *rental.Offer) int {
-	n = wire.PutAt(buf, n, `,"insuranceOptions":[`)
+	n = jsonw.PutAt(buf, n, `,"insuranceOptions":[`)
 	if i := o.Index; i >= 0 && i < len(opts) {
 		for k := range opts[i] {
 			p := &opts[i][k]
 			if k > 0 {
-				n = wire.ByteAt(buf, n, ',')
+				n = jsonw.ByteAt(buf, n, ',')
 			}
 			cost := rental.InsuranceCost(p.plan, o.Days)
-			n = wire.CopyAt(buf, n, p.head)
-			n = wire.MoneyAt(buf, n, cost)
-			n = wire.PutAt(buf, n, optionTotal)
-			n = wire.MoneyAt(buf, n, rental.OptionTotal(o.TotalCents, cost))
-			n = wire.ByteAt(buf, n, '}')
+			n = jsonw.CopyAt(buf, n, p.head)
+			n = jsonw.MoneyAt(buf, n, cost)
+			n = jsonw.PutAt(buf, n, optionTotal)
+			n = jsonw.MoneyAt(buf, n, rental.OptionTotal(o.TotalCents, cost))
+			n = jsonw.ByteAt(buf, n, '}')
 		}
 	}
-	return wire.PutAt(buf, n, "]}")
+	return jsonw.PutAt(buf, n, "]}")
 }
 
 // appendOptions appends offer o's insurance options after its fees (the calendar: the
 // entry's closing brace is written after).
 func (s *Server) appendOptions(b []byte, o *rental.Offer) []byte {
-	b = wire.Room(b, s.optionsMax)
+	b = jsonw.Room(b, s.optionsMax)
 	buf := b[:cap(b)]
 	n := optionsAt(buf, len(b), s.optionParts, o)
 	return buf[:n-1] // without the brace optionsAt closes the offer with
 }
 
 // hireTermsMax bounds what termsAt writes.
-const hireTermsMax = 128 + 3*wire.MaxMoney + wire.MaxInt +
-	rental.MaxCancellationTiers*(24+rental.DateLen+wire.MaxMoney) + 2*(24+rental.DateLen+wire.MaxMoney)
+const hireTermsMax = 128 + 3*jsonw.MaxMoney + jsonw.MaxInt +
+	rental.MaxCancellationTiers*(24+rental.DateLen+jsonw.MaxMoney) + 2*(24+rental.DateLen+jsonw.MaxMoney)
 
 // termsAt writes a quote's terms member at buf[n:] (at most hireTermsMax bytes).
 func (s *Server) termsAt(buf []byte, n int, t *rental.HireTerms) int {
-	n = wire.PutAt(buf, n, `,"terms":{"excess":`)
-	n = wire.MoneyAt(buf, n, t.ExcessCents)
-	n = wire.PutAt(buf, n, `,"bond":`)
-	n = wire.MoneyAt(buf, n, t.BondCents)
-	n = wire.PutAt(buf, n, `,"cancellation":[`)
+	n = jsonw.PutAt(buf, n, `,"terms":{"excess":`)
+	n = jsonw.MoneyAt(buf, n, t.ExcessCents)
+	n = jsonw.PutAt(buf, n, `,"bond":`)
+	n = jsonw.MoneyAt(buf, n, t.BondCents)
+	n = jsonw.PutAt(buf, n, `,"cancellation":[`)
 	for i := 0; i < t.NTiers && i < len(t.Tiers); i++ {
 		if i > 0 {
-			n = wire.ByteAt(buf, n, ',')
+			n = jsonw.ByteAt(buf, n, ',')
 		}
-		n = wire.PutAt(buf, n, `{"until":"`)
+		n = jsonw.PutAt(buf, n, `{"until":"`)
 		n = s.termDateAt(buf, n, t.Tiers[i].Until)
-		n = wire.PutAt(buf, n, `","fee":`)
-		n = wire.MoneyAt(buf, n, t.Tiers[i].FeeCents)
-		n = wire.ByteAt(buf, n, '}')
+		n = jsonw.PutAt(buf, n, `","fee":`)
+		n = jsonw.MoneyAt(buf, n, t.Tiers[i].FeeCents)
+		n = jsonw.ByteAt(buf, n, '}')
 	}
-	n = wire.PutAt(buf, n, `],"payment":[`)
+	n = jsonw.PutAt(buf, n, `],"payment":[`)
 	for i := 0; i < t.NPayments && i < len(t.Payments); i++ {
 		if i > 0 {
-			n = wire.ByteAt(buf, n, ',')
+			n = jsonw.ByteAt(buf, n, ',')
 		}
-		n = wire.PutAt(buf, n, `{"due":"`)
+		n = jsonw.PutAt(buf, n, `{"due":"`)
 		n = s.termDateAt(buf, n, t.Payments[i].Due)
-		n = wire.PutAt(buf, n, `","amount":`)
-		n = wire.MoneyAt(buf, n, t.Payments[i].AmountCents)
-		n = wire.ByteAt(buf, n, '}')
+		n = jsonw.PutAt(buf, n, `","amount":`)
+		n = jsonw.MoneyAt(buf, n, t.Payments[i].AmountCents)
+		n = jsonw.ByteAt(buf, n, '}')
 	}
-	n = wire.PutAt(buf, n, `],"minimumDriverAge":`)
-	n = wire.IntAt(buf, n, int64(t.MinDriverAge))
-	return wire.ByteAt(buf, n, '}')
+	n = jsonw.PutAt(buf, n, `],"minimumDriverAge":`)
+	n = jsonw.IntAt(buf, n, int64(t.MinDriverAge))
+	return jsonw.ByteAt(buf, n, '}')
 }
 
 // maxDateTexts bounds the dates termDateAt keeps as text.
@@ -167,8 +169,8 @@ const maxDateTexts = 4096
 
 // termDateAt writes d as Date.At does, from its text kept in s.dateTexts when d is a
 // date of the season calendar: a quote's terms write up to ten dates, all from today to
-// the pick-up date, and Date.At's civil conversion is ~300 instructions under V8. A
-// date's text is written on its first use.
+// the pick-up date, and a copy costs far less than Date.At's civil conversion. A date's
+// text is written on its first use.
 func (s *Server) termDateAt(buf []byte, n int, d rental.Date) int {
 	if s.dateTexts == nil {
 		s.makeDateTexts()
@@ -178,7 +180,7 @@ func (s *Server) termDateAt(buf []byte, n int, d rental.Date) int {
 		if p[0] == 0 {
 			d.At(p[:], 0)
 		}
-		return wire.BytesAt(buf, n, p[:])
+		return jsonw.BytesAt(buf, n, p[:])
 	}
 	return d.At(buf, n)
 }
@@ -195,10 +197,10 @@ func (s *Server) makeDateTexts() {
 
 // appendPlanTerms appends an insurance plan's excess and bond (the insurance list).
 func appendPlanTerms(b []byte, p *rental.InsurancePlan) []byte {
-	b = wire.Put(b, `,"excess":`)
-	b = wire.AppendMoney(b, p.ExcessCents)
-	b = wire.Put(b, `,"bond":`)
-	return wire.AppendMoney(b, p.BondCents)
+	b = jsonw.Put(b, `,"excess":`)
+	b = jsonw.AppendMoney(b, p.ExcessCents)
+	b = jsonw.Put(b, `,"bond":`)
+	return jsonw.AppendMoney(b, p.BondCents)
 }
 
 // appendTermsDoc writes GET /terms: the terms of every hire, each plan's with the
@@ -216,76 +218,76 @@ func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
 			continue
 		}
 		if written > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
 		written++
 		b = putLit(b, `{"id":`)
-		b = wire.AppendInt(b, plan.ID)
+		b = jsonw.AppendInt(b, plan.ID)
 		b = putMember(b, `,"name":`, plan.Name)
 		b = putLit(b, `,"vehicleClasses":[`)
 		k := 0
 		for ci, c := range classes {
 			if planOf(cat, id, ci) != nil {
 				if k > 0 {
-					b = wire.PutByte(b, ',')
+					b = jsonw.PutByte(b, ',')
 				}
 				k++
-				b = wire.AppendJSONString(b, c)
+				b = jsonw.AppendJSONString(b, c)
 			}
 		}
-		b = wire.PutByte(b, ']')
+		b = jsonw.PutByte(b, ']')
 		b = appendPlanTerms(b, plan)
 		b = putMember(b, `,"covers":`, plan.Covers)
 		b = putMember(b, `,"excludes":`, plan.Excludes)
-		b = wire.PutByte(b, '}')
+		b = jsonw.PutByte(b, '}')
 	}
 	b = putLit(b, `],"cancellation":[`)
 	for i, r := range t.Cancellation {
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
 		b = putLit(b, `{"minDaysBefore":`)
-		b = wire.AppendInt(b, int64(r.MinDaysBefore))
+		b = jsonw.AppendInt(b, int64(r.MinDaysBefore))
 		b = putLit(b, `,"percentOfTotal":`)
-		b = wire.AppendInt(b, r.PercentOfTotal)
+		b = jsonw.AppendInt(b, r.PercentOfTotal)
 		b = putLit(b, `,"fixedFee":`)
-		b = wire.AppendMoney(b, r.FixedFeeCents)
-		b = wire.PutByte(b, '}')
+		b = jsonw.AppendMoney(b, r.FixedFeeCents)
+		b = jsonw.PutByte(b, '}')
 	}
 	b = putLit(b, `],"payment":{"depositPercent":`)
-	b = wire.AppendInt(b, t.Payment.DepositPercent)
+	b = jsonw.AppendInt(b, t.Payment.DepositPercent)
 	b = putLit(b, `,"balanceDaysBefore":`)
-	b = wire.AppendInt(b, int64(t.Payment.BalanceDaysBefore))
+	b = jsonw.AppendInt(b, int64(t.Payment.BalanceDaysBefore))
 	b = putLit(b, `,"cardSurchargePercent":`)
-	b = wire.AppendMoney(b, t.Payment.CardSurchargeBasisPoints) // hundredths of a percent, as cents are of a dollar
+	b = jsonw.AppendMoney(b, t.Payment.CardSurchargeBasisPoints) // hundredths of a percent, as cents are of a dollar
 	b = putLit(b, `},"drivers":{"minimumAge":[`)
 	for ci, c := range classes {
 		if ci > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
 		b = putMember(b, `{"vehicleClass":`, c)
 		b = putLit(b, `,"age":`)
 		if ci < len(t.MinimumAge) {
-			b = wire.AppendInt(b, int64(t.MinimumAge[ci]))
+			b = jsonw.AppendInt(b, int64(t.MinimumAge[ci]))
 		} else {
-			b = wire.PutByte(b, '0')
+			b = jsonw.PutByte(b, '0')
 		}
-		b = wire.PutByte(b, '}')
+		b = jsonw.PutByte(b, '}')
 	}
 	b = putMember(b, `],"licence":`, t.Licence)
 	b = putLit(b, `},"includes":[`)
 	for i, s := range t.Includes {
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
-		b = wire.AppendJSONString(b, s)
+		b = jsonw.AppendJSONString(b, s)
 	}
 	return putLit(b, "]}")
 }
 
 // planOf returns insurance plan id as vehicle class ci offers it (any class's for
 // ci < 0), or nil. No append: the bundled catalog's parts are rendered at compile
-// time (wire.grow says why).
+// time (jsonw.grow says why).
 func planOf(cat *rental.Catalog, id int64, ci int) *rental.InsurancePlan {
 	for c := range cat.Classes() {
 		if ci >= 0 && c != ci {
@@ -301,32 +303,32 @@ func planOf(cat *rental.Catalog, id int64, ci int) *rental.InsurancePlan {
 	return nil
 }
 
-// termsParams reads a search's driver_age (into s.filter) and include.
-func (s *Server) termsParams() *rental.Error {
+// termsParams reads a search's driver_age (into c.filter) and include.
+func (c *call) termsParams() *rental.Error {
 	var e *rental.Error
-	if s.filter.DriverAge, e = s.q.driverAge(); e != nil {
+	if c.filter.DriverAge, e = c.q.driverAge(); e != nil {
 		return e
 	}
-	s.driverAge = s.filter.DriverAge
-	s.withOptions, e = s.q.includeInsurance()
+	c.driverAge = c.filter.DriverAge
+	c.withOptions, e = c.q.includeInsurance()
 	return e
 }
 
-// optionsRoom is the most bytes the options of one offer of this search take.
+// optionsRoom is the most bytes the options of one offer of search c take.
 //
 //go:inline
-func (s *Server) optionsRoom() int {
-	if s.withOptions {
+func (s *Server) optionsRoom(c *call) int {
+	if c.withOptions {
 		return s.optionsMax
 	}
 	return 0
 }
 
-// putLit and putMember are wire.Put and wire.AppendMember as calls: the GET /terms
+// putLit and putMember are jsonw.Put and jsonw.AppendMember as calls: the GET /terms
 // document is rendered once per Server, and each inlined Put is ~50 bytes of module.
 //
 //go:noinline
-func putLit(b []byte, s string) []byte { return wire.Put(b, s) }
+func putLit(b []byte, s string) []byte { return jsonw.Put(b, s) }
 
 //go:noinline
-func putMember(b []byte, raw, s string) []byte { return wire.AppendMember(b, raw, s) }
+func putMember(b []byte, raw, s string) []byte { return jsonw.AppendMember(b, raw, s) }

@@ -9,34 +9,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
 )
 
 // appendHireTermsReference is termsAt with the appenders (TestQuoteAtRoom's reference).
 func appendHireTermsReference(b []byte, t *rental.HireTerms) []byte {
-	b = wire.Put(b, `,"terms":{"excess":`)
-	b = wire.AppendMoney(b, t.ExcessCents)
-	b = wire.Put(b, `,"bond":`)
-	b = wire.AppendMoney(b, t.BondCents)
-	b = wire.Put(b, `,"cancellation":[`)
+	b = jsonw.Put(b, `,"terms":{"excess":`)
+	b = jsonw.AppendMoney(b, t.ExcessCents)
+	b = jsonw.Put(b, `,"bond":`)
+	b = jsonw.AppendMoney(b, t.BondCents)
+	b = jsonw.Put(b, `,"cancellation":[`)
 	for i := 0; i < t.NTiers; i++ {
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
-		b = t.Tiers[i].Until.AppendTo(wire.Put(b, `{"until":"`))
-		b = wire.PutByte(wire.AppendMoney(wire.Put(b, `","fee":`), t.Tiers[i].FeeCents), '}')
+		b = t.Tiers[i].Until.AppendTo(jsonw.Put(b, `{"until":"`))
+		b = jsonw.PutByte(jsonw.AppendMoney(jsonw.Put(b, `","fee":`), t.Tiers[i].FeeCents), '}')
 	}
-	b = wire.Put(b, `],"payment":[`)
+	b = jsonw.Put(b, `],"payment":[`)
 	for i := 0; i < t.NPayments; i++ {
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
-		b = t.Payments[i].Due.AppendTo(wire.Put(b, `{"due":"`))
-		b = wire.PutByte(wire.AppendMoney(wire.Put(b, `","amount":`), t.Payments[i].AmountCents), '}')
+		b = t.Payments[i].Due.AppendTo(jsonw.Put(b, `{"due":"`))
+		b = jsonw.PutByte(jsonw.AppendMoney(jsonw.Put(b, `","amount":`), t.Payments[i].AmountCents), '}')
 	}
-	b = wire.AppendInt(wire.Put(b, `],"minimumDriverAge":`), int64(t.MinDriverAge))
-	return wire.PutByte(b, '}')
+	b = jsonw.AppendInt(jsonw.Put(b, `],"minimumDriverAge":`), int64(t.MinDriverAge))
+	return jsonw.PutByte(b, '}')
 }
 
 // extremeTerms are a hire's terms at their largest: every tier and payment, amounts of
@@ -310,7 +311,7 @@ func TestTermsDocument(t *testing.T) {
 	if d.Status != 200 || d.Header("etag") == "" || d.Header("cache-control") != "public, max-age=300" {
 		t.Fatalf("GET /terms: %d etag %q cache-control %q", d.Status, d.Header("etag"), d.Header("cache-control"))
 	}
-	if n := do(s, "GET", "/api/agent/terms", wire.Header{Name: "if-none-match", Value: d.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
+	if n := do(s, "GET", "/api/agent/terms", abi.Header{Name: "if-none-match", Value: d.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
 		t.Errorf("If-None-Match its ETag: %d", n.Status)
 	}
 	if again := do(s, "GET", "/api/agent/terms"); string(again.Body) != string(d.Body) || again.Header("etag") != d.Header("etag") {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/campervan/agent-api/core/jsonv"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // The operator's rental terms (terms.json, docs/terms.md): each insurance plan's excess,
@@ -171,7 +171,7 @@ func (c *Catalog) standardPlan(v *Vehicle) *InsurancePlan {
 //
 //go:noinline
 func (c *Catalog) tooYoung(v *Vehicle, age int) *Error {
-	return &Error{Kind: KindNotFound, Code: CodeDriverTooYoung, Param: "vehicle_id", Message: wire.Sprintf(
+	return &Error{Kind: KindNotFound, Code: CodeDriverTooYoung, Param: "vehicle_id", Message: text.Sprintf(
 		"The %s (vehicle %d) is a %s: every driver must be at least %d, and driver_age is %d. Choose a vehicle the driver may hire: a search with driver_age %d lists only those.",
 		v.Name, v.ID, v.Class, v.MinDriverAge, age, age)}
 }
@@ -188,26 +188,41 @@ func (c *Catalog) loadTerms(root jsonv.Result) error {
 	if err := c.loadPlanTerms(file, root); err != nil {
 		return err
 	}
+	if err := c.loadCancellation(file, root); err != nil {
+		return err
+	}
+	if err := c.loadPayment(file, root); err != nil {
+		return err
+	}
+	drivers := root.Get("drivers")
+	if !drivers.IsObject() {
+		return top.fail("drivers", "must be an object with minimum_age and licence")
+	}
+	if err := c.loadDriverAges(file, drivers); err != nil {
+		return err
+	}
+	var err error
+	if c.terms.Licence, err = (rec{file: file + ": drivers", idx: -1}).str(drivers, "licence"); err != nil {
+		return err
+	}
+	return c.loadIncludes(top, root)
+}
+
+// loadCancellation reads the cancellation tiers: 1 to MaxCancellationTiers of them,
+// min_days_before descending to 0 in the last, percent_of_total never going down.
+func (c *Catalog) loadCancellation(file string, root jsonv.Result) error {
 	tiers, err := records(file, root, "cancellation")
 	if err != nil {
 		return err
 	}
 	if len(tiers) == 0 || len(tiers) > MaxCancellationTiers {
-		return top.fail("cancellation", "must list 1 to %d tiers", MaxCancellationTiers)
+		return (rec{file: file, idx: -1}).fail("cancellation", "must list 1 to %d tiers", MaxCancellationTiers)
 	}
 	t := &c.terms
 	for i, e := range tiers {
 		r := rec{file: file, list: "cancellation", idx: i}
-		var rule CancellationRule
-		n, err := r.integer(e, "min_days_before", 0, maxPolicyDays, "a non-negative integer (days)")
+		rule, err := cancellationRule(r, e)
 		if err != nil {
-			return err
-		}
-		rule.MinDaysBefore = int(n)
-		if rule.PercentOfTotal, err = r.integer(e, "percent_of_total", 0, 100, "an integer from 0 to 100"); err != nil {
-			return err
-		}
-		if rule.FixedFeeCents, err = r.integer(e, "fixed_fee_cents", 0, maxPriceCents, "a non-negative integer (cents)"); err != nil {
 			return err
 		}
 		if i > 0 {
@@ -224,11 +239,33 @@ func (c *Catalog) loadTerms(root jsonv.Result) error {
 		}
 		t.Cancellation = append(t.Cancellation, rule)
 	}
+	return nil
+}
+
+// cancellationRule reads one cancellation tier's fields, each in its range.
+func cancellationRule(r rec, e jsonv.Result) (CancellationRule, error) {
+	var rule CancellationRule
+	n, err := r.integer(e, "min_days_before", 0, maxPolicyDays, "a non-negative integer (days)")
+	if err != nil {
+		return rule, err
+	}
+	rule.MinDaysBefore = int(n)
+	if rule.PercentOfTotal, err = r.integer(e, "percent_of_total", 0, 100, "an integer from 0 to 100"); err != nil {
+		return rule, err
+	}
+	rule.FixedFeeCents, err = r.integer(e, "fixed_fee_cents", 0, maxPriceCents, "a non-negative integer (cents)")
+	return rule, err
+}
+
+// loadPayment reads the payment rule.
+func (c *Catalog) loadPayment(file string, root jsonv.Result) error {
 	pay := root.Get("payment")
 	if !pay.IsObject() {
-		return top.fail("payment", "must be an object with deposit_percent, balance_days_before and card_surcharge_basis_points")
+		return (rec{file: file, idx: -1}).fail("payment", "must be an object with deposit_percent, balance_days_before and card_surcharge_basis_points")
 	}
+	t := &c.terms
 	pr := rec{file: file + ": payment", idx: -1}
+	var err error
 	if t.Payment.DepositPercent, err = pr.integer(pay, "deposit_percent", 1, 100, "an integer from 1 to 100"); err != nil {
 		return err
 	}
@@ -237,19 +274,12 @@ func (c *Catalog) loadTerms(root jsonv.Result) error {
 		return err
 	}
 	t.Payment.BalanceDaysBefore = int(n)
-	if t.Payment.CardSurchargeBasisPoints, err = pr.integer(pay, "card_surcharge_basis_points", 0, 1000, "an integer from 0 to 1000 (hundredths of a percent)"); err != nil {
-		return err
-	}
-	drivers := root.Get("drivers")
-	if !drivers.IsObject() {
-		return top.fail("drivers", "must be an object with minimum_age and licence")
-	}
-	if err := c.loadDriverAges(file, drivers); err != nil {
-		return err
-	}
-	if t.Licence, err = (rec{file: file + ": drivers", idx: -1}).str(drivers, "licence"); err != nil {
-		return err
-	}
+	t.Payment.CardSurchargeBasisPoints, err = pr.integer(pay, "card_surcharge_basis_points", 0, 1000, "an integer from 0 to 1000 (hundredths of a percent)")
+	return err
+}
+
+// loadIncludes reads includes: at least one inclusion, each a non-empty string.
+func (c *Catalog) loadIncludes(top rec, root jsonv.Result) error {
 	inc, err := top.array(root, "includes")
 	if err != nil {
 		return err
@@ -261,7 +291,7 @@ func (c *Catalog) loadTerms(root jsonv.Result) error {
 		if v.Type != jsonv.String || strings.TrimSpace(v.Str) == "" {
 			return top.fail(fmt.Sprintf("includes[%d]", j), "must be a non-empty string")
 		}
-		t.Includes = append(t.Includes, v.Str)
+		c.terms.Includes = append(c.terms.Includes, v.Str)
 	}
 	return nil
 }
@@ -373,6 +403,6 @@ func statedExcess(name string) (int64, bool) {
 	if !strings.HasPrefix(rest[len(num):], " excess") {
 		return 0, false
 	}
-	n, ok := wire.Digits(strings.ReplaceAll(num, ",", ""), maxPriceCents/100)
+	n, ok := text.Digits(strings.ReplaceAll(num, ",", ""), maxPriceCents/100)
 	return n * 100, ok
 }
