@@ -31,6 +31,9 @@ var bookings []byte
 //go:embed policy.json
 var policy []byte
 
+//go:embed terms.json
+var terms []byte
+
 // Files returns the snapshot files by name (e.g. "depots.json").
 func Files() map[string][]byte {
 	return map[string][]byte{
@@ -41,6 +44,7 @@ func Files() map[string][]byte {
 		"extras.json":   extras,
 		"bookings.json": bookings,
 		"policy.json":   policy,
+		"terms.json":    terms,
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 
 func TestFilesAreValidJSON(t *testing.T) {
 	files := Files()
-	if len(files) != 7 {
-		t.Fatalf("Files() has %d files, want 7", len(files))
+	if len(files) != 8 {
+		t.Fatalf("Files() has %d files, want 8", len(files))
 	}
 	for name, b := range files {
 		if len(b) == 0 || !gjson.ValidBytes(b) {

@@ -31,7 +31,7 @@ check(true, "ping");
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name);
-check(JSON.stringify(names) === JSON.stringify(["list_depots", "search_vehicles", "search_calendar", "list_accessories", "list_insurance_plans", "get_quote", "check_quote"]), "tools/list: the seven tools", names);
+check(JSON.stringify(names) === JSON.stringify(["list_depots", "search_vehicles", "search_calendar", "list_accessories", "list_insurance_plans", "get_terms", "get_quote", "check_quote"]), "tools/list: the eight tools", names);
 for (const t of tools) {
   check(t.annotations?.readOnlyHint === true && t.annotations?.openWorldHint === false && t.outputSchema?.type === "object", `tools/list: ${t.name} annotations and outputSchema`);
 }
@@ -74,6 +74,16 @@ const sum = Math.round(100 * (fees.rentalFee + fees.routeFee + fees.accessoriesF
 check(Math.round(100 * quote.totalAmount) === sum, "get_quote: totalAmount = the sum of the four fees", quote);
 check(fees.rentalFee === v.rentalFee && quote.vehicleId === v.vehicleId && quote.days === 12, "get_quote: rental fee as searched");
 check(quote.accessories[0]?.quantity === 2 && quote.insurance?.id === plan.id, "get_quote: accessories and insurance");
+const cents = (x) => Math.round(100 * x);
+check(quote.terms.payment.reduce((a, p) => a + cents(p.amount), 0) === cents(quote.totalAmount) && quote.terms.cancellation.at(-1).until === search.pick_up_date,
+  "get_quote: terms (payments add up to the total, the last tier ends on the pick-up date)", quote.terms);
+// The all-in search: each option's total is get_quote's with that plan and no accessories.
+const allIn = await call("search_vehicles", { ...search, driver_age: 30, include: "insurance" });
+const opt = allIn.vehicles.find((x) => x.vehicleId === v.vehicleId)?.insuranceOptions?.find((o) => o.id === plan.id);
+const plain = await call("get_quote", { ...search, vehicle_id: v.vehicleId, insurance_id: plan.id, driver_age: "30" });
+check(opt !== undefined && cents(opt.totalAmount) === cents(plain.totalAmount) && opt.excess === plain.terms.excess, "search_vehicles include insurance: an option's total = get_quote's", opt);
+const terms = await call("get_terms", {});
+check(terms.insurance.some((p) => p.id === plan.id && p.excess === plain.terms.excess) && terms.drivers.minimumAge.length > 0, "get_terms: the plans' excess, the minimum ages", terms);
 // The same quote from the HTTP API.
 const qs = new URLSearchParams(Object.entries(args).map(([k, x]) => [k, String(x)]));
 const http = await (await fetch(`${base}/quotes?${qs}`)).json();

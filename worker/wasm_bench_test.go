@@ -64,6 +64,11 @@ func BenchmarkWasmAvailability(b *testing.B) {
 	benchWasm(b, "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19")
 }
 
+// The same search with every vehicle's insurance options (include=insurance).
+func BenchmarkWasmAvailabilityAllIn(b *testing.B) {
+	benchWasm(b, "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&include=insurance")
+}
+
 func BenchmarkWasmQuote(b *testing.B) {
 	benchWasm(b, "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33")
 }
@@ -137,6 +142,10 @@ var allocCases = []struct {
 	{"availability", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19", 200},
 	{"calendar", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-05-03&latest_pick_up_date=2027-05-20&days=7,10&min_berths=4", 200},
 	{"calendar (closed days)", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic", 200},
+	{"terms", "/api/agent/terms", 200},
+	{"all-in search", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&driver_age=23&include=insurance", 200},
+	{"all-in calendar", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-05-03&latest_pick_up_date=2027-05-20&days=7,10&driver_age=21&include=insurance", 200},
+	{"quote (driver)", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=9&insurance_id=43&driver_age=30", 200},
 	{"quote (sign)", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", 200},
 	{"check (verify)", "/api/agent/quotes/", 200}, // + the id of the quote above: verify, re-price, sign
 }

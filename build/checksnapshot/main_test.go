@@ -33,6 +33,7 @@ func TestBadSnapshotFailsTheCheck(t *testing.T) {
 		{"booking-of-unknown-vehicle", "bookings.json", `"vehicle_id": 7,`, `"vehicle_id": 777,`, "bookings.json"},
 		{"not-json", "depots.json", `[`, `[[`, "depots.json"},
 		{"max-hire-zero", "policy.json", `"max_hire_days": 90`, `"max_hire_days": 0`, "max_hire_days"},
+		{"terms-share-goes-down", "terms.json", `"percent_of_total": 50,`, `"percent_of_total": 10,`, `terms.json: cancellation record 2: field "percent_of_total"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

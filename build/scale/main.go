@@ -138,7 +138,7 @@ func nodeVersion(node string) string {
 func generate() (map[string][]byte, []byte) {
 	base := data.Files()
 	rng := rand.New(rand.NewSource(42))
-	files := map[string][]byte{"policy.json": base["policy.json"], "seasons.json": base["seasons.json"], "extras.json": base["extras.json"]}
+	files := map[string][]byte{"policy.json": base["policy.json"], "seasons.json": base["seasons.json"], "extras.json": base["extras.json"], "terms.json": base["terms.json"]}
 	var b strings.Builder
 	b.WriteString("[")
 	for i := 1; i <= depots; i++ {

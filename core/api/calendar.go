@@ -24,7 +24,7 @@ const (
 // Reasons of an empty day that no single rule explains (no allocation per day).
 const (
 	reasonNoneFree     = "no vehicle is free at the pick-up depot for these dates (booked out, or the hire is shorter than its minimum)"
-	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total) is free for these dates"
+	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total, driver_age) is free for these dates"
 )
 
 func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
@@ -74,6 +74,9 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 		return
 	}
 	c.filter.VehicleID = vehicle
+	if e = c.termsParams(); e != nil {
+		return
+	}
 	if e = c.checkParams(); e != nil {
 		return
 	}
@@ -158,6 +161,9 @@ func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days in
 		}
 		b = jsonw.PutBytes(b, s.vehicleJSON(o).cal)
 		b = appendFees(b, o)
+		if c.withOptions {
+			b = s.appendOptions(b, o)
+		}
 		b = jsonw.PutByte(b, '}')
 	}
 	b = jsonw.PutByte(b, ']')
@@ -202,6 +208,11 @@ func (s *Server) calendarETag(c *call, sr *rental.Search, earliest, latest renta
 	k = jsonw.AppendInt(k, f.MaxTotalCents)
 	k = jsonw.PutByte(k, ':')
 	k = jsonw.AppendInt(k, f.VehicleID)
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, int64(f.DriverAge))
+	if c.withOptions {
+		k = jsonw.Put(k, ":insurance")
+	}
 	c.etagKey = k
 	h := text.FNV64a(text.FNVOffset, s.cat.Version())
 	h = text.FNV64a(h, s.invVersion)

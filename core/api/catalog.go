@@ -124,6 +124,7 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 				b = jsonw.Put(b, `,"maxChargedDays":`)
 				b = jsonw.AppendInt(b, int64(p.MaxDays))
 			}
+			b = appendPlanTerms(b, &p)
 			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
 		}
 	}

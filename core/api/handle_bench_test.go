@@ -49,6 +49,13 @@ func BenchmarkHandleQuote(b *testing.B) {
 	benchHandle(b, "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33")
 }
 
+// The same search with every vehicle's insurance options (include=insurance).
+func BenchmarkHandleAvailabilityAllIn(b *testing.B) {
+	benchHandle(b, "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&include=insurance")
+}
+
+func BenchmarkHandleTerms(b *testing.B) { benchHandle(b, "/api/agent/terms") }
+
 func BenchmarkHandleAccessories(b *testing.B) { benchHandle(b, "/api/agent/vehicles/5/accessories") }
 
 func BenchmarkHandleAvailabilityFiltered(b *testing.B) {

@@ -118,6 +118,7 @@ func quoteReference(s *Server, c *call, b []byte, id []byte, sr *rental.Search, 
 	b = jsonw.AppendInt(b, q.Vehicle.ID)
 	b = jsonw.Put(b, `,"days":`)
 	b = jsonw.AppendInt(b, int64(q.Days))
+	b = appendHireTermsReference(b, &q.Terms)
 	b = jsonw.Put(b, `,"checkoutUrl":"`)
 	b = jsonw.AppendInt(s.appendHandoffSearch(c, b, sr), q.Vehicle.ID)
 	if q.Insurance != nil {
@@ -157,7 +158,7 @@ func TestQuoteAtRoom(t *testing.T) {
 		for k, c := range []int64{0, 12345, -1, math.MaxInt64, math.MinInt64} {
 			for lines := 0; lines <= 20; lines += 5 {
 				q := &rental.Quote{Vehicle: vehicle, Days: math.MaxInt32, RentalCents: c, RouteCents: c, AccessoriesCents: c,
-					InsuranceCents: c, TotalCents: c}
+					InsuranceCents: c, TotalCents: c, Terms: extremeTerms(c, lines)}
 				for i := 0; i < lines; i++ {
 					q.Accessories = append(q.Accessories, rental.QuotedAccessory{Accessory: &rental.Accessory{ID: math.MinInt64, Name: evil},
 						Quantity: 20, CostCents: c})

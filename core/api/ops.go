@@ -82,6 +82,9 @@ var (
 	pTransmission = Param{Name: "transmission"}
 	pClass        = Param{Name: "class"}
 	pMaxTotal     = Param{Name: "max_total"}
+	// The driver's age (searches and quotes) and what a search adds to each vehicle.
+	pDriverAge = Param{Name: "driver_age"}
+	pInclude   = Param{Name: "include"}
 )
 
 var ops = [...]Op{
@@ -91,12 +94,12 @@ var ops = [...]Op{
 		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
 			Lead: "Step 1: list every depot (id, name, pick-up and drop-off times, opening hours and closed public holidays). A depot's id is pick_up_depot_id / drop_off_depot_id of search_vehicles and get_quote. Takes no arguments."}},
 	{Path: "/vehicles/availability", Bookings: true, Cache: cacheSearch, handle: (*Server).getAvailability,
-		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}},
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}, pDriverAge, pInclude},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
 			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
 	{Path: "/vehicles/availability/calendar", Bookings: true, Cache: cacheSearch, handle: (*Server).getCalendar,
 		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
-			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal},
+			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal, pDriverAge, pInclude},
 		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
 			Lead: "Step 2 when the dates are flexible: one call answers every start date from earliest_pick_up_date to latest_pick_up_date (at most 63 dates) for one hire length in days (or up to 4, \"7,10,14\"), with the vehicles free for each, cheapest first, and their totalAmount (vehicle only, equal to get_quote without extras). Filters as search_vehicles, plus vehicle_id for one vehicle. A day without vehicles says why in reason. Then get_quote for the chosen vehicle and dates."}},
 	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
@@ -107,10 +110,13 @@ var ops = [...]Op{
 		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
 		Tool: mcp.Tool{Name: "list_insurance_plans", Title: "List a vehicle's insurance plans", Wrap: "insurancePlans", PathHint: "a vehicleId from search_vehicles",
 			Lead: "Step 3 (optional): list the insurance (excess reduction) plans of a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost for the period. Give the chosen plan's id to get_quote's insurance_id."}},
+	{Path: "/terms", Cache: cacheStatic, handle: (*Server).getTerms,
+		Tool: mcp.Tool{Name: "get_terms", Title: "Get the rental terms",
+			Lead: "Each insurance plan's excess, bond and cover; cancellation fees; payment schedule; minimum driver age per vehicle class; licence rules; inclusions."}},
 	{Path: "/quotes", Bookings: true, Cache: cacheNone, handle: (*Server).getQuote,
 		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate,
 			{Name: "vehicle_id", Required: true, What: "a vehicleId", From: "/vehicles/availability"},
-			{Name: "accessory_ids"}, {Name: "insurance_id"}},
+			{Name: "accessory_ids"}, {Name: "insurance_id"}, pDriverAge},
 		Tool: mcp.Tool{Name: "get_quote", Title: "Get a price quote",
 			Lead: "Step 4: price a hire exactly: the depots and dates of search_vehicles, vehicle_id from search_vehicles, optional accessory_ids from list_accessories and insurance_id from list_insurance_plans. totalAmount (NZD) is the sum of the four fees of priceBreakdown. A quote is not a booking: give the customer checkoutUrl."}},
 	{Path: "/quotes/{quoteId}", Bookings: true, Cache: cacheNone, handle: (*Server).getQuoteCheck,

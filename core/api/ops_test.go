@@ -124,6 +124,7 @@ func TestReadsInventory(t *testing.T) {
 		"/vehicles/availability/calendar":       true,
 		"/vehicles/{vehicleId}/accessories":     false,
 		"/vehicles/{vehicleId}/insurance-types": false,
+		"/terms":                                false,
 		"/quotes":                               true,
 		"/quotes/{quoteId}":                     true,
 	}
@@ -148,6 +149,7 @@ func TestReadsInventory(t *testing.T) {
 		{"GET", "/api/agent/vehicles/availability/calendar?days=7", true},
 		{"GET", "/api/agent/vehicles/4/accessories", false},
 		{"GET", "/api/agent/vehicles/4/insurance-types?pick_up_date=2027-03-01", false},
+		{"GET", "/api/agent/terms", false},
 		{"GET", "/api/agent/quotes?vehicle_id=1", true},
 		{"GET", "/api/agent/quotes/AQEC", true},
 		{"GET", "/api/agent", true},

@@ -38,6 +38,10 @@ func (s *Server) getQuote(c *call, req *abi.Request, w *abi.Response, pathParam 
 	if qr.InsuranceID, e = c.q.optionalID("insurance_id"); e != nil {
 		return e
 	}
+	if qr.DriverAge, e = c.q.driverAge(); e != nil {
+		return e
+	}
+	c.driverAge = qr.DriverAge
 	if e = c.checkParams(); e != nil {
 		return e
 	}
@@ -71,7 +75,7 @@ func (s *Server) appendQuote(c *call, b []byte, sr *rental.Search, q *rental.Quo
 // quoteRoom bounds what quoteAt writes for quote q with an id of idLen bytes.
 func (s *Server) quoteRoom(idLen int, q *rental.Quote) int {
 	need := quoteFixed + 2*idLen + len(quoteNoteJSON) + 8*jsonw.MaxMoney + 6*jsonw.MaxInt + 2*rental.DateLen +
-		rfc3339Len + len(s.cfg.WebURL)
+		rfc3339Len + len(s.cfg.WebURL) + hireTermsMax
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		need += 64 + 2*jsonw.MaxInt + jsonw.MaxMoney + jsonw.MaxJSONString(len(a.Accessory.Name)) + (jsonw.MaxInt+1)*max(a.Quantity, 0)
@@ -121,6 +125,7 @@ func (s *Server) quoteAt(c *call, buf []byte, n int, id []byte, sr *rental.Searc
 	n = jsonw.IntAt(buf, n, q.Vehicle.ID)
 	n = jsonw.PutAt(buf, n, `,"days":`)
 	n = jsonw.IntAt(buf, n, int64(q.Days))
+	n = s.termsAt(buf, n, &q.Terms)
 	n = jsonw.PutAt(buf, n, `,"checkoutUrl":"`)
 	n = jsonw.PutAt(buf, n, s.cfg.WebURL)
 	n = c.searchQueryAt(buf, jsonw.PutAt(buf, n, "/book?"), sr)

@@ -27,6 +27,9 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 	if e != nil {
 		return e
 	}
+	if e = c.termsParams(); e != nil {
+		return e
+	}
 	if e = c.checkParams(); e != nil {
 		return e
 	}
@@ -116,7 +119,7 @@ func (s *Server) writeOffers(c *call, b []byte) []byte {
 		c.daysRentalW, _ = jsonw.MakeShort(c.daysRental)
 		c.routeTotal = jsonw.Put(jsonw.AppendMoney(jsonw.Put(c.routeTotal[:0], `,"routeFee":`), o.RouteCents), `,"totalAmount":`)
 	}
-	b = jsonw.Room(b, 2+len(c.offers)*(s.partsMax+len(c.bookingLink)+offerNumbers)+16) // +16: jsonw.ShortAt's second word
+	b = jsonw.Room(b, 2+len(c.offers)*(s.partsMax+len(c.bookingLink)+offerNumbers+s.optionsRoom(c))+16) // +16: jsonw.ShortAt's second word
 	buf := b[:cap(b)]
 	return buf[:s.offersAt(c, buf, len(b))]
 }
@@ -131,6 +134,7 @@ func (s *Server) offersAt(c *call, buf []byte, n int) int {
 	sharedDays, sharedRoute := c.sharedDays, c.sharedRoute
 	daysRental, routeTotal, bookingLink := c.daysRental, c.routeTotal, c.bookingLink
 	daysRentalW := c.daysRentalW
+	opts, withOptions := s.optionParts, c.withOptions
 	n = jsonw.ByteAt(buf, n, '[')
 	for i := range offers {
 		o := &offers[i]
@@ -160,6 +164,9 @@ func (s *Server) offersAt(c *call, buf []byte, n int) int {
 		}
 		n = jsonw.CopyAt(buf, n, bookingLink)                  // ,"bookingUrl":"https://.../book?...&vehicle_id=
 		n = jsonw.ShortOrBytesAt(buf, n, &vj.idEndW, vj.idEnd) // N"}
+		if withOptions {
+			n = optionsAt(buf, n-1, opts, o) // in place of the offer's closing brace
+		}
 	}
 	return jsonw.ByteAt(buf, n, ']')
 }
@@ -218,12 +225,16 @@ func (s *Server) answerSearch(c *call, req *abi.Request, w *abi.Response, h uint
 // offersAt makes the body from, which is far shorter than the body. Its inputs:
 // the catalog's version (the vehicles' pre-rendered parts are the catalog's alone) and
 // the inventory version (the ETag follows the inventory even where the offers do not
-// change: s.offersSeed), the booking link (the web URL and the search), and per offer
+// change: s.offersSeed), the booking link (the web URL and the search), include
+// (insurance options, which follow the catalog, the vehicle and the days), and per offer
 // its vehicle and its five numbers. Equal inputs write equal bytes;
 // TestAvailabilityETagFollowsBody holds the converse over many searches.
 func (s *Server) offersHash(c *call) uint64 {
 	h := text.Hash64(s.offersSeed, text.BytesString(c.bookingLink))
 	h = text.Mix64(h, uint64(len(c.offers)))
+	if c.withOptions {
+		h = text.Mix64(h, 1)
+	}
 	for i := range c.offers {
 		o := &c.offers[i]
 		h = text.Mix64(h, uint64(uint32(o.Index))|uint64(uint32(o.Days))<<32) // both below 2^31: an index into the vehicles, a hire's days

@@ -6,8 +6,9 @@
 // are in server.go; the table of operations in ops.go; Handle in routes.go. Each family
 // of operations has its file: catalog.go (depots, a vehicle's accessories and insurance
 // plans), search.go (availability), calendar.go, quotes.go (getting, signing and
-// checking a quote), openapi.go (the index and the OpenAPI document) and mcp.go (the
-// operations as MCP tools). Query parsing is in params.go, an error's suggestions in
+// checking a quote), terms.go (GET /terms and the rental terms in other answers),
+// openapi.go (the index and the OpenAPI document) and mcp.go (the operations as MCP
+// tools). Query parsing is in params.go, an error's suggestions in
 // suggest.go, responses and caching in respond.go, the configuration in config.go.
 package api
 
@@ -77,6 +78,14 @@ type Server struct {
 		exp              [2]jsonw.Short // the expiry's 20 bytes: the first 16, the last 4
 	}
 
+	// The rental terms (terms.go): GET /terms (built on first use: most isolates never
+	// serve it), each vehicle's insurance options and the most bytes they take, and the
+	// texts of a quote's term dates, from datesFirst on (written on first use).
+	termsDoc    cached
+	optionParts [][]optionPart
+	optionsMax  int
+	dateTexts   [][rental.DateLen]byte
+	datesFirst  rental.Date
 	// The state of the request being answered, reused: nothing on the request path may
 	// allocate. Handle and mcpOps.Run reset it and hand it down (begin).
 	scratch call
@@ -122,6 +131,9 @@ type call struct {
 		d    rental.Date
 		text [rental.DateLen]byte
 	}
+	// This request's include=insurance and driver_age (terms.go).
+	withOptions bool
+	driverAge   int
 }
 
 // begin returns the Server's call, reset for a new request (or MCP tool run).
@@ -162,6 +174,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		}
 		s.depots, s.vehicleParts, s.partsMax, s.classList = p.depots, p.vehicles, p.partsMax, p.classList
 		s.accHeads, s.insHeads = p.accHeads, p.insHeads
+		s.optionParts, s.optionsMax = p.options, p.optionsMax
 		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
@@ -178,6 +191,8 @@ type catalogParts struct {
 	// A quote's items up to their cost, {"id":N,"name":"...","cost": (itemAt), per
 	// accessory and insurance plan by their index in the catalog's id order.
 	accHeads, insHeads [][]byte
+	options            [][]optionPart // each vehicle's insurance options (terms.go)
+	optionsMax         int            // the most bytes of one offer's options
 }
 
 // makeCatalogParts renders the parts of cat (a catalog other than the bundled one).
@@ -190,6 +205,7 @@ func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 	p.accHeads = buildItemHeads(cat.AccessoryIDs())
 	p.insHeads = buildItemHeads(cat.InsuranceIDs())
 	p.depots.set(appendDepots(nil, cat.Depots()))
+	p.options, p.optionsMax = buildOptionParts(cat)
 	for i := range p.vehicles {
 		v := &p.vehicles[i]
 		p.partsMax = max(p.partsMax, len(v.head)+len(v.mid)+len(v.idEnd))

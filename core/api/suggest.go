@@ -18,7 +18,7 @@ type suggestion struct {
 
 // passThrough are the parameters a suggestion keeps as the client gave them: the
 // extras of a quote and the filters and order of a search.
-var passThrough = [...]string{"accessory_ids", "insurance_id", "min_berths", "transmission", "class", "max_total", "sort"}
+var passThrough = [...]string{"accessory_ids", "insurance_id", "min_berths", "transmission", "class", "max_total", "sort", "driver_age", "include"}
 
 // suggestFor fills c.sugg with the alternatives to the refused search sr (vehicle 0)
 // or quote of vehicle, and returns e.
@@ -27,6 +27,7 @@ func (s *Server) suggestFor(c *call, e *rental.Error, sr *rental.Search, vehicle
 	q := rental.QuoteRequest{Search: *sr, VehicleID: vehicle}
 	if quote {
 		q.Accessories = c.picks
+		q.DriverAge = c.driverAge
 		q.InsuranceID, _ = c.q.optionalID("insurance_id")
 	}
 	c.alts = s.cat.Alternatives(q, quote, e, c.alts)

@@ -38,6 +38,7 @@ func buildSynthetic(tb testing.TB) {
 		"policy.json":  base["policy.json"],
 		"seasons.json": base["seasons.json"],
 		"extras.json":  base["extras.json"],
+		"terms.json":   base["terms.json"],
 	}
 	var b strings.Builder
 	b.WriteString("[")

@@ -44,6 +44,9 @@ type Catalog struct {
 	fleet     []int32
 	fleetHash uint64
 
+	// terms are terms.json's rules for every hire (terms.go).
+	terms Terms
+
 	// inv is the bookings (inventory.go): the bundled ones after LoadCatalog, another
 	// in the copy WithInventory returns.
 	inv *Inventory

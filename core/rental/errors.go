@@ -38,6 +38,7 @@ const (
 	CodeNotBasedHere      = "not_based_here" // the vehicle has no fleet at the pick-up depot
 	CodeMinHire           = "min_hire"       // shorter than the vehicle's season minimum
 	CodeBookedOut         = "booked_out"
+	CodeDriverTooYoung    = "driver_too_young"   // the vehicle's class needs an older driver (404 of a quote)
 	CodeNotFound          = "not_found"          // no such path
 	CodeMethodNotAllowed  = "method_not_allowed" // 405
 	CodeUnavailable       = "unavailable"        // 503: maintenance, data not loaded

@@ -29,7 +29,7 @@ const (
 )
 
 // snapshotFiles are the files LoadCatalog reads, in the order it validates them.
-var snapshotFiles = []string{"policy.json", "seasons.json", "depots.json", "vehicles.json", "routes.json", "extras.json", "bookings.json"}
+var snapshotFiles = []string{"policy.json", "seasons.json", "depots.json", "vehicles.json", "routes.json", "extras.json", "bookings.json", "terms.json"}
 
 // rec names one record of a snapshot file in error messages.
 type rec struct {
@@ -216,7 +216,7 @@ func LoadCatalog(files map[string][]byte) (*Catalog, error) {
 	}
 	c.version = fmt.Sprintf("%016x", h)
 
-	steps := []func(jsonv.Result) error{c.loadPolicy, c.loadSeasons, c.loadDepots, c.loadVehicles, c.loadRoutes, c.loadExtras, c.loadBookings}
+	steps := []func(jsonv.Result) error{c.loadPolicy, c.loadSeasons, c.loadDepots, c.loadVehicles, c.loadRoutes, c.loadExtras, c.loadBookings, c.loadTerms}
 	for i, step := range steps {
 		if err := step(roots[snapshotFiles[i]]); err != nil {
 			return nil, err

@@ -109,6 +109,9 @@ func (c *Catalog) Quote(q *QuoteRequest, dst *Quote) *Error {
 				planChoices(plans), q.refs(), q.refs().Insurance))
 		}
 	}
+	if q.DriverAge != 0 && q.DriverAge < v.MinDriverAge {
+		return c.tooYoung(v, q.DriverAge)
+	}
 	if !c.available(vi, &sc) {
 		code, msg := c.reason(vi, &sc)
 		return &Error{Kind: KindNotFound, Code: code, Param: "vehicle_id", Message: msg}
@@ -127,6 +130,7 @@ func (c *Catalog) Quote(q *QuoteRequest, dst *Quote) *Error {
 	dst.Insurance = plan
 	dst.InsuranceCents = InsuranceCost(plan, sc.days)
 	dst.TotalCents = satAdd(satAdd(dst.RentalCents, dst.RouteCents), satAdd(acc, dst.InsuranceCents))
+	c.hireTerms(q, dst)
 	return nil
 }
 

@@ -65,6 +65,8 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 	case CodeMinHire:
 		x.minimumHire(s)
 		x.otherVehicles(s, q.VehicleID)
+	case CodeDriverTooYoung:
+		x.otherVehicles(s, q.VehicleID)
 	case CodeBookedOut:
 		x.shiftNearest(s, days, bookedDays, "the vehicle is free for the same %[4]d days from %[2]s to %[3]s")
 		x.otherVehicles(s, q.VehicleID)

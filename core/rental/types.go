@@ -37,6 +37,8 @@ type Vehicle struct {
 	Berths int
 	// Transmission is "manual" or "automatic".
 	Transmission string
+	// MinDriverAge is the youngest a driver may be (terms.json, by class).
+	MinDriverAge int
 }
 
 // The transmissions a vehicle may have (vehicles.json's "transmission").
@@ -62,6 +64,10 @@ type InsurancePlan struct {
 	Name       string
 	PriceCents int64
 	MaxDays    int
+	// ExcessCents is the most the hirer pays per incident, BondCents what is held on
+	// the card at pick-up; Covers and Excludes say what it insures (terms.json).
+	ExcessCents, BondCents int64
+	Covers, Excludes       string
 }
 
 // Search is what an availability search or a quote asks about. Today is New
@@ -122,6 +128,7 @@ type Filter struct {
 	Class         string // a class code ("": any)
 	MaxTotalCents int64  // TotalCents at most this (0: any)
 	VehicleID     int64  // only this vehicle (0: any)
+	DriverAge     int    // only vehicles a driver of this age may hire (0: any)
 }
 
 // Keep reports whether the offer for vehicle v with total cents passes f.
@@ -130,7 +137,8 @@ func (f *Filter) Keep(v *Vehicle, totalCents int64) bool {
 		(f.Transmission == "" || v.Transmission == f.Transmission) &&
 		(f.Class == "" || v.Class == f.Class) &&
 		(f.MaxTotalCents == 0 || totalCents <= f.MaxTotalCents) &&
-		(f.VehicleID == 0 || v.ID == f.VehicleID)
+		(f.VehicleID == 0 || v.ID == f.VehicleID) &&
+		(f.DriverAge == 0 || f.DriverAge >= v.MinDriverAge)
 }
 
 // Pick is one accessory chosen for a quote.
@@ -145,6 +153,7 @@ type QuoteRequest struct {
 	VehicleID   int64
 	Accessories []Pick
 	InsuranceID int64
+	DriverAge   int // the driver's age (0: not given)
 }
 
 // QuotedAccessory is one accessory line of a quote.
@@ -165,4 +174,5 @@ type Quote struct {
 	TotalCents       int64
 	Accessories      []QuotedAccessory
 	Insurance        *InsurancePlan // nil when none was chosen
+	Terms            HireTerms      // the terms of this hire (terms.go)
 }

@@ -28,7 +28,7 @@ func main() {
 	}
 	files := map[string][]byte{}
 	// The snapshot's files by name: no directory listing (node's WASI crashed in fd_readdir).
-	for _, name := range []string{"policy.json", "seasons.json", "depots.json", "vehicles.json", "routes.json", "extras.json", "bookings.json"} {
+	for _, name := range []string{"policy.json", "seasons.json", "depots.json", "vehicles.json", "routes.json", "extras.json", "bookings.json", "terms.json"} {
 		m := filepath.Join(os.Args[1], name)
 		b, err := os.ReadFile(m)
 		if err != nil {
