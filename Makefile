@@ -126,7 +126,7 @@ test: build build-go
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./worker
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
+	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
 
 # Heap allocations per request in the TinyGo module (build/memstats.wasm: the shipped
