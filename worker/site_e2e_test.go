@@ -105,7 +105,7 @@ func TestE2ESite(t *testing.T) {
 		cmd.Dir = root
 		t0 := time.Now()
 		out, err := cmd.CombinedOutput()
-		t.Logf("docs_browser.mjs (%.1f s):\n%s", time.Since(t0).Seconds(), out)
+		t.Logf("docs_browser.mjs (%.1f s): %s\n%s", time.Since(t0).Seconds(), lastLine(out), out)
 		if err != nil || !strings.Contains(string(out), "PASS all checks") {
 			t.Fatalf("the docs page in Chromium: %v", err)
 		}
@@ -136,7 +136,7 @@ func TestE2ESite(t *testing.T) {
 			cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 			t0 := time.Now()
 			out, err := cmd.CombinedOutput()
-			t.Logf("go %s (%.1f s):\n%s", strings.Join(args[:2], " "), time.Since(t0).Seconds(), out)
+			t.Logf("go %s (%.1f s): %s\n%s", strings.Join(args[:2], " "), time.Since(t0).Seconds(), lastLine(out), out)
 			if err != nil {
 				t.Fatalf("go %s: %v", strings.Join(args, " "), err)
 			}
@@ -145,6 +145,12 @@ func TestE2ESite(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lastLine returns the last line of a program's output (its verdict).
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
 
 // get fetches url (with If-None-Match when etag is not "") and returns the answer and
