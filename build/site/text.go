@@ -109,7 +109,11 @@ func (s *site) llms() string {
 	b.WriteString("## Call order\n\n")
 	for _, o := range s.toolOps() {
 		op := s.doc.op(o.Path)
-		fmt.Fprintf(&b, "%d. GET %s%s: %s\n", max(step(op.Summary), 1), s.base, o.Path, firstSentence(op.Summary))
+		n := "-" // an operation outside the call order
+		if k := step(op.Summary); k > 0 {
+			n = fmt.Sprintf("%d.", k)
+		}
+		fmt.Fprintf(&b, "%s GET %s%s: %s\n", n, s.base, o.Path, firstSentence(op.Summary))
 	}
 	b.WriteString("\n## Operations\n\n")
 	for _, o := range s.toolOps() {
