@@ -12,36 +12,22 @@ GO      ?= go
 ifeq ($(shell command -v go),)
 export PATH := /usr/local/go/bin:$(PATH)
 endif
-# TinyGo flags of the shipped module (RATIONALE.md): a WASI reactor with exports,
-# no scheduler (nothing on the request path needs one), -opt s (issue 16: an isolate's
-# first answer pays V8's lazy compile of every function it runs, and -opt 2's inlining
-# made those functions ~30% bigger; -opt z traps: RATIONALE.md), and 3 MiB of initial
-# memory: the globals (the rate limiter's 2 MiB table among them) and ~0.7 MiB of heap,
-# which every first request but the largest calendar fits in. -gc=leaking (session 17,
-# issue 16): no garbage collector, so no GC frames on every call (~8 K instructions of a
-# search under V8, 14% of the module); the module never frees, and the glue replaces an
-# instance whose memory reached INSTANCE_MEMORY_MIB, handing the rate limiter's state to
-# the new one (worker/glue.mjs: renew; RATIONALE.md).
-# Built with debug information, which the two wasm-opt steps below strip (session 18,
-# issue 16): TinyGo's -no-debug output comes with every function called from one place
-# already inlined into its caller (uncounted, refused, tooMany, each route's answer...
-# into main.handle: 17 KB instead of 4.5 KB; a build with debug information does not,
-# and gets the same -O2 after). V8 compiles a function whole on its first call, so every
-# isolate's first answer compiled 38.8 KB of code instead of 24.0 KB.
-# -opt s, with //go:inline on the request path's small helpers (RATIONALE.md, "Inline
-# hints"): -opt 2 is 13-16% faster per request and 70 KB larger. Session 29 measured it
-# again on workerd: 2-4 K instructions fewer a request, 59 KB more, and a first answer
-# 1.31x the floor's time against 1.29x (BENCHMARKS.md, session 29).
+# TinyGo flags of the shipped module (RATIONALE.md, "Why these TinyGo flags?"): a WASI
+# reactor with exports; no scheduler, since nothing on the request path needs one; -opt s,
+# because an isolate's first answer compiles every function it runs and smaller code starts
+# faster; -gc=leaking, so no GC work on any call: the module never frees, and the glue
+# replaces an instance whose memory passes INSTANCE_MEMORY_MIB, handing the rate limiter's
+# state to the new one. 3 MiB of initial memory hold the globals (the rate limiter's table
+# among them) and the heap of a first request.
+# The build keeps debug information, which the wasm-opt steps below strip: without it
+# TinyGo inlines every function called from one place into its caller, and V8 compiles
+# the resulting large functions whole on an isolate's first request.
 TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=leaking -ldflags='-extldflags "--initial-memory=3145728"'
-# Binaryen's wasm-opt (installed with TinyGo's apt packages) after TinyGo, in two steps:
-# --strip-dwarf first (Binaryen skips the passes that cannot keep DWARF up to date while
-# it is there), then -O2, which keeps the speed level and takes ~4.7 KB gzipped more off
-# the module (issue 16: <= 250 KB gzipped), with -ocimfs 0 (--one-caller-inline-max-
-# function-size: a function called from one place is not inlined for that reason alone;
-# the instructions per request under V8 did not move: availability 48,001 -> 48,129,
-# quotes 50,614 -> 50,617, depots 16,811 -> 16,805) and --strip-debug (the names). The
-# features are the ones TinyGo's wasip1 output uses. Every wasm test runs on the
-# optimised module.
+# Binaryen's wasm-opt after TinyGo, in two steps: --strip-dwarf first (Binaryen skips
+# the passes that cannot keep DWARF current while it is there), then -O2 with
+# -ocimfs 0 (a function called from one place is not inlined for that reason alone)
+# and --strip-debug. The features are the ones TinyGo's wasip1 output uses. Every wasm
+# test runs on the optimised module.
 WASM_OPT ?= wasm-opt
 WASM_FEATURES := --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals
 WASM_OPT_FLAGS := -O2 -ocimfs 0 --strip-debug $(WASM_FEATURES)
@@ -53,7 +39,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go site dev test dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
 
 all: build
 
@@ -78,14 +64,16 @@ site: | deps-check
 	@$(GO) run ./build/site -config wrangler.toml -out build/out/site
 
 build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) core/api/openapi.lz4 go.mod go.sum Makefile | deps-check
-	$(GO) run ./build/checksnapshot -go core/rental/bundled_gen.go   # bad data fails the build; the catalog prepared for TinyGo
-	$(GO) run ./build/openapimin   # core/api/openapi.lz4: the OpenAPI document the module embeds, compacted and packed
+	$(GO) generate ./...   # the generated files (bad data fails the build here)
 	$(TINYGO) build $(TINYGO_FLAGS) -o build/app.debug.wasm ./worker
 	$(call wasm-finish,build/app.debug.wasm,$@)
 	@printf 'build/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s $@) $$(gzip -9c $@ | wc -c)
 
-build/worker.mjs: worker/glue.mjs
-	cp $< $@
+# The glue's modules bundled into one ES module (esbuild, installed with wrangler), not
+# minified: the raw workerd tests load it as it is, and wrangler minifies it on deploy,
+# its source map leading back to worker/glue/*.mjs through build/worker.mjs.map.
+build/worker.mjs: worker/glue.mjs $(wildcard worker/glue/*.mjs) Makefile | deps-check
+	node_modules/.bin/esbuild $< --bundle --format=esm --external:'*.wasm' --sourcemap --log-level=warning --outfile=$@
 
 # The same core on standard Go under syumai/workers' workers.Serve (GOOS=js).
 build-go: deps-check
@@ -122,12 +110,27 @@ scale: deps-check
 	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@
 	@echo "make dev: wrote .dev.vars with a new random quote signing key (local only, never committed)"
 
-test: build build-go
+# The tests that need build/app.wasm skip under a plain `go test ./...` without it; here
+# CAMPERVAN_REQUIRE_WASM makes a missing module a failure instead.
+test: gen-check build build-go lint
+	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 ./...
+	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
+	$(MAKE) --no-print-directory dry-run
+
+# The checked-in generated files are what `go generate ./...` makes of their sources
+# (checked before make build regenerates them).
+gen-check:
+	$(GO) test -count=1 -run '^TestGenerated' ./...
+
+# go vet and staticcheck (build/deps.sh pins it) on every build of the code: native,
+# the TinyGo module's wasip1 files and the standard-Go worker's js files.
+STATICCHECK := build/out/tools/staticcheck
+lint: deps-check
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./worker
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
-	$(MAKE) --no-print-directory dry-run
+	$(STATICCHECK) ./...
+	GOOS=wasip1 GOARCH=wasm $(STATICCHECK) ./worker
+	GOOS=js GOARCH=wasm $(STATICCHECK) ./worker
 
 # Heap allocations per request in the TinyGo module (build/memstats.wasm: the shipped
 # build plus a mallocs export): every request path of TestWasmAllocs must make none.
@@ -172,7 +175,7 @@ deploy: build
 	build/wrangler.sh deploy
 
 clean:
-	rm -rf build/app.wasm build/worker.mjs build/go-worker build/dist build/out/site
+	rm -rf build/app.wasm build/worker.mjs build/worker.mjs.map build/go-worker build/dist build/out/site
 
 # Project vs a plain JS worker returning the same bytes, on raw workerd (BENCHMARKS.md).
 BENCH_FLAGS ?=

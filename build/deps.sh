@@ -15,6 +15,8 @@
 #            (written after a successful `npm install`), and wrangler present.
 #   Chromium Debian's chromium (apt, as root), for the docs page's browser test
 #            (worker/site_e2e_test.go); $CHROMIUM, if set, names another binary.
+#   staticcheck  build/out/tools/staticcheck, built from its Go module at $SC_VERSION
+#            (make test runs it), with a stamp of that version beside it.
 # Env: TINYGO_PREFIX (default /opt/tinygo) and TINYGO_BIN_DIR go to build/install-tinygo.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,8 @@ command -v go >/dev/null || export PATH=/usr/local/go/bin:$PATH
 TG=build/install-tinygo.sh
 PREFIX=${TINYGO_PREFIX:-/opt/tinygo}
 STAMP=node_modules/.deps-stamp
+SC_VERSION=v0.8.2
+SC=build/out/tools/staticcheck
 
 pin() { sed -n "s/^$1=\([^ ]*\).*/\1/p" "$TG"; }
 dep() { sed -n '/"devDependencies"/,/}/s/.*"'"$1"'": "\(.*\)".*/\1/p' package.json; }
@@ -100,20 +104,33 @@ install_npm() {
   say "npm packages ready in $((SECONDS - t0)) s"
 }
 
+sc_ok() { [ -x "$SC" ] && [ "$(cat "$SC.version" 2>/dev/null)" = "$SC_VERSION" ]; }
+
+install_sc() {
+  say "installing staticcheck $SC_VERSION into $SC (from its Go module, ~30 s, once)"
+  mkdir -p "$(dirname "$SC")"
+  GOBIN="$root/$(dirname "$SC")" go install "honnef.co/go/tools/cmd/staticcheck@$SC_VERSION" || {
+    say "installing staticcheck failed (see above; the Go module proxy must be reachable)"; exit 1; }
+  echo "$SC_VERSION" >"$SC.version"
+}
+
 case "${1:-}" in
   check)
     why=$(bash "$TG" --check) || { echo "deps: $why"; exit 1; }
     npm_ok || { echo "deps: npm packages missing or not at the pins of package-lock.json"; exit 1; }
-    chromium_ok || { echo "deps: Chromium missing (apt package chromium)"; exit 1; } ;;
+    chromium_ok || { echo "deps: Chromium missing (apt package chromium)"; exit 1; }
+    sc_ok || { echo "deps: staticcheck $SC_VERSION missing"; exit 1; } ;;
   ensure)
     bash "$TG" --check >/dev/null || install_tinygo
     npm_ok || install_npm
-    chromium_ok || install_chromium ;;
+    chromium_ok || install_chromium
+    sc_ok || install_sc ;;
   install)
     if bash "$TG" --check >/dev/null; then say "TinyGo $(pin TINYGO_VERSION) already installed in $PREFIX"
     else install_tinygo; fi
     npm_ok && say "npm packages already installed (node_modules/.deps-stamp matches package-lock.json)" || install_npm
     chromium_ok && say "Chromium already installed" || install_chromium
+    sc_ok && say "staticcheck $SC_VERSION already installed" || install_sc
     say "go mod download"; go mod download
     (cd worker/testdata/genclient && go mod download) ;;   # oapi-codegen, for the generated-client test
   *) echo "usage: $0 check|ensure|install" >&2; exit 2 ;;

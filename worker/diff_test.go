@@ -12,16 +12,15 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -120,7 +119,7 @@ func (g reqGen) query(keys []string, vals func(string) string) string {
 }
 
 // next returns one request; etag is a valid ETag to send back sometimes.
-func (g reqGen) next(etag string) wire.Request {
+func (g reqGen) next(etag string) abi.Request {
 	const base = "/api/agent"
 	method := "GET"
 	switch g.r.IntN(20) {
@@ -184,9 +183,9 @@ func (g reqGen) next(etag string) wire.Request {
 	if g.r.IntN(30) == 0 {
 		hv["cf-connecting-ip"] = g.noise()
 	}
-	r := wire.Request{Method: method, Target: target}
+	r := abi.Request{Method: method, Target: target}
 	for _, name := range api.RequestHeaders {
-		r.Headers = append(r.Headers, wire.Header{Name: name, Value: hv[name]})
+		r.Headers = append(r.Headers, abi.Header{Name: name, Value: hv[name]})
 	}
 	return r
 }
@@ -205,7 +204,7 @@ func TestWasmMatchesNativeRandom(t *testing.T) {
 		req := g.next(etag)
 		want := nativeDo(native, &req)
 		got := a.do(t, &req) // fails the test if the module traps
-		d, err := wire.DecodeResponse(want)
+		d, err := abi.DecodeResponse(want)
 		if err != nil {
 			t.Fatalf("request %d: native response: %v", i, err)
 		}
@@ -217,7 +216,7 @@ func TestWasmMatchesNativeRandom(t *testing.T) {
 			t.Errorf("request %d %q %.200q: %d %s", i, req.Method, req.Target, d.Status, d.Body)
 		}
 		if !bytes.Equal(got, want) {
-			dg, _ := wire.DecodeResponse(got)
+			dg, _ := abi.DecodeResponse(got)
 			t.Fatalf("request %d %q %.200q: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", i, req.Method, req.Target, render(dg), render(d))
 		}
 	}
@@ -235,7 +234,7 @@ func TestWasmMalformedABI(t *testing.T) {
 	a := newWasmApp(t, wranglerVars(t), fixedNow)
 	ctx := t.Context()
 	g := rand.New(rand.NewPCG(1, 2))
-	valid := wire.EncodeRequest(nil, &wire.Request{Method: "GET", Target: "/api/agent/depots"})
+	valid := abi.EncodeRequest(nil, &abi.Request{Method: "GET", Target: "/api/agent/depots"})
 	for i := 0; i < 300; i++ {
 		var buf []byte
 		switch i % 3 {
@@ -262,7 +261,7 @@ func TestWasmMalformedABI(t *testing.T) {
 		if err != nil {
 			t.Fatalf("buffer %x: %v", buf, err)
 		}
-		d, err := wire.DecodeResponse(out)
+		d, err := abi.DecodeResponse(out)
 		if err != nil || d.Status >= 500 {
 			t.Fatalf("buffer %x: %d %v", buf, d.Status, err)
 		}
@@ -274,8 +273,8 @@ func TestWasmMalformedABI(t *testing.T) {
 func TestNoTrapRouteShipped(t *testing.T) {
 	a := newWasmApp(t, wranglerVars(t), fixedNow)
 	for _, target := range []string{"/api/agent/__trap", "/api/agent/__trap?x=1", "/__trap"} {
-		req := wire.Request{Method: "GET", Target: target}
-		d, err := wire.DecodeResponse(a.do(t, &req))
+		req := abi.Request{Method: "GET", Target: target}
+		d, err := abi.DecodeResponse(a.do(t, &req))
 		if err != nil || d.Status != 404 {
 			t.Fatalf("GET %s on the shipped module: %d %v, want 404", target, d.Status, err)
 		}
@@ -283,7 +282,7 @@ func TestNoTrapRouteShipped(t *testing.T) {
 }
 
 // TestWasmMemoryRenewal: the module never frees (TinyGo's leaking allocator), so the
-// glue replaces an instance whose memory reached its bound (worker/glue.mjs: renew,
+// glue replaces an instance whose memory reached its bound (worker/glue/instance.mjs: renew,
 // RENEW_MIB) with a fresh one that takes the rate limiter's state. Here, the same policy
 // over 62,000 random requests (most of them errors, which allocate): the memory never
 // goes past the bound, each fresh instance takes the old one's state and starts small,
@@ -291,13 +290,9 @@ func TestNoTrapRouteShipped(t *testing.T) {
 // routes nothing: make allocs). The clock moves a second every 10 requests, so
 // rate-limit windows end as they do live.
 func TestWasmMemoryRenewal(t *testing.T) {
-	glue, err := os.ReadFile("glue.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`const RENEW_MIB = (\d+);`).FindSubmatch(glue)
+	m := regexp.MustCompile(`const RENEW_MIB = (\d+);`).FindSubmatch(glueSource(t))
 	if m == nil {
-		t.Fatal("glue.mjs: no RENEW_MIB")
+		t.Fatal("worker/glue: no RENEW_MIB")
 	}
 	mib, _ := strconv.Atoi(string(m[1]))
 	renewAt := uint32(mib) << 20
@@ -316,7 +311,7 @@ func TestWasmMemoryRenewal(t *testing.T) {
 		}
 		a := &wasmApp{mod: mod, alloc: mod.ExportedFunction("alloc"), configure: mod.ExportedFunction("configure"),
 			handle: mod.ExportedFunction("handle"), stderr: &bytes.Buffer{}}
-		if _, err := a.configure.Call(ctx, uint64(a.write(t, wire.EncodeRequest(nil, &wire.Request{Headers: vars})))); err != nil {
+		if _, err := a.configure.Call(ctx, uint64(a.write(t, abi.EncodeRequest(nil, &abi.Request{Headers: vars})))); err != nil {
 			t.Fatal(err)
 		}
 		return a
@@ -332,7 +327,7 @@ func TestWasmMemoryRenewal(t *testing.T) {
 			clock.Add(1)
 		}
 		req := g.next(`"-"`)
-		d, err := wire.DecodeResponse(a.do(t, &req))
+		d, err := abi.DecodeResponse(a.do(t, &req))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +392,7 @@ func FuzzWasmMatchesNative(f *testing.F) {
 	f.Add("P\x00ST", "/api/agent/%zz?\xff=\x00", "\xff", `W/"x"`)
 	vars := wranglerVars(f)
 	f.Fuzz(func(t *testing.T, method, target, ip, inm string) {
-		req := wire.Request{Method: method, Target: target}
+		req := abi.Request{Method: method, Target: target}
 		for _, name := range api.RequestHeaders {
 			v := ""
 			switch name {
@@ -406,13 +401,13 @@ func FuzzWasmMatchesNative(f *testing.F) {
 			case "if-none-match":
 				v = inm
 			}
-			req.Headers = append(req.Headers, wire.Header{Name: name, Value: v})
+			req.Headers = append(req.Headers, abi.Header{Name: name, Value: v})
 		}
 		want := nativeDo(nativeServer(t, vars, func() int64 { return fixedNow }, constRand), &req)
 		got := newWasmApp(t, vars, fixedNow).do(t, &req)
 		if !bytes.Equal(got, want) {
-			dg, _ := wire.DecodeResponse(got)
-			dw, _ := wire.DecodeResponse(want)
+			dg, _ := abi.DecodeResponse(got)
+			dw, _ := abi.DecodeResponse(want)
 			t.Fatalf("%q %q: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", method, target, render(dg), render(dw))
 		}
 	})

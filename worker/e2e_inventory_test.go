@@ -2,7 +2,7 @@
 
 package main
 
-// The live inventory end to end (issue 13, -e2e):
+// The live inventory end to end (-e2e):
 //
 //   - TestE2EInventoryPublish, under wrangler dev (make dev's settings): a search offers a
 //     vehicle; build/publish writes a feed that books every unit of it to the local KV;
@@ -34,8 +34,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
 )
 
 const (
@@ -79,8 +79,8 @@ func TestE2EInventoryPublish(t *testing.T) {
 	root, _ := filepath.Abs("..")
 	pub := buildPublish(t)
 	d := startDev(t, "wrangler.toml", "--var", "INVENTORY_REFRESH_SECONDS:2")
-	get := func(target string) wire.DecodedResponse {
-		return d.do(t, wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.13"}}})
+	get := func(target string) abi.DecodedResponse {
+		return d.do(t, abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.51.100.13"}}})
 	}
 	before := get(e2eSearch)
 	if before.Status != 200 || !strings.HasPrefix(before.Header("x-inventory-version"), "bundled-") {
@@ -114,7 +114,7 @@ func TestE2EInventoryPublish(t *testing.T) {
 		t.Fatalf("publish printed no version: %s", out)
 	}
 	version := out[i+10 : i+10+16]
-	var after wire.DecodedResponse
+	var after abi.DecodedResponse
 	for {
 		after = get(e2eSearch)
 		if after.Header("x-inventory-version") == version {
@@ -241,8 +241,8 @@ func TestE2EInventoryKV(t *testing.T) {
 		"inventory/" + invA.Version(): booked,
 	}}
 	d, logPath := startWorkerdKV(t, kv, map[string]string{"INVENTORY_REFRESH_SECONDS": "1"})
-	get := func() wire.DecodedResponse {
-		return d.do(t, wire.Request{Method: "GET", Target: e2eSearch, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.14"}}})
+	get := func() abi.DecodedResponse {
+		return d.do(t, abi.Request{Method: "GET", Target: e2eSearch, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.51.100.14"}}})
 	}
 	// The isolate's first request waits (at most 1 s) for the current inventory.
 	r := get()
@@ -327,11 +327,11 @@ func TestE2EInventoryFirstRead(t *testing.T) {
 	d, _ := startWorkerdKV(t, kv, nil)
 	var release sync.Once
 	t.Cleanup(func() { release.Do(func() { close(gate) }) }) // before the KV server's Close, which waits for held reads
-	ip := []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.15"}}
+	ip := []abi.Header{{Name: "cf-connecting-ip", Value: "198.51.100.15"}}
 	// The depots do not read the bookings: answered while the blob's read is held, so
 	// before the glue's bound on the wait (1 s), by the bundled data.
 	start := time.Now()
-	r := d.do(t, wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: ip})
+	r := d.do(t, abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: ip})
 	took := time.Since(start)
 	if r.Status != 200 || !strings.HasPrefix(r.Header("x-inventory-version"), "bundled-") || took >= time.Second {
 		t.Fatalf("depots during the first read: %d, version %q, after %v; want 200 from the bundled data, before the 1-s bound", r.Status, r.Header("x-inventory-version"), took)
@@ -406,8 +406,8 @@ func TestE2EInventoryLatest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			kv := &kvService{values: map[string][]byte{"inventory/current": []byte(invA.Version()), blobA: booked, "inventory/latest": c.latest}}
 			d, logPath := startWorkerdKV(t, kv, map[string]string{"INVENTORY_REFRESH_SECONDS": "1"})
-			get := func() wire.DecodedResponse {
-				return d.do(t, wire.Request{Method: "GET", Target: e2eSearch, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.51.100.17"}}})
+			get := func() abi.DecodedResponse {
+				return d.do(t, abi.Request{Method: "GET", Target: e2eSearch, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.51.100.17"}}})
 			}
 			if r := get(); r.Status != 200 || r.Header("x-inventory-version") != c.first {
 				t.Fatalf("first search: %d, version %q, want %q", r.Status, r.Header("x-inventory-version"), c.first)

@@ -7,7 +7,7 @@ package main
 // allowed count must be within limit.Bound, and no isolate may write a client's count
 // more than 12 times in a window. -e2e (make test): 4 processes, a 15-s window, 160
 // requests over 14 s; -soak (make soak): 4 processes, the 60-s window, 600 requests
-// over 55 s (the case).
+// over 55 s.
 
 import (
 	"encoding/json"
@@ -69,7 +69,7 @@ func (k *rlKV) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.NotFound(w, r)
 	default:
-		http.Error(w, "unsupported", 405)
+		http.Error(w, "unsupported", http.StatusMethodNotAllowed)
 	}
 }
 

@@ -13,8 +13,7 @@ import (
 // TestE2ERequestLog runs the shipped bundle on the raw workerd with wrangler.toml's
 // vars (REQUEST_LOG="errors") and reads what it logged: one JSON line for each 4xx
 // (but 429) and 5xx answer, none for a 200 or a 304. Every invocation is in Workers Logs
-// anyway; the line is for the answers an operator acts on (issue 16: it cost ~15 us CPU
-// on every request).
+// anyway; the line is for the answers an operator acts on.
 func TestE2ERequestLog(t *testing.T) {
 	if !*e2e {
 		t.Skip("needs -e2e (make test)")

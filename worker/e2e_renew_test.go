@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 // TestE2EInstanceRenewal: the module never frees (TinyGo's leaking allocator), so the
 // glue replaces an instance whose memory reached INSTANCE_MEMORY_MIB with a fresh one
-// (worker/glue.mjs, renew). On the real workerd, with the bound set low: error answers
+// (worker/glue/instance.mjs, renew). On the real workerd, with the bound set low: error answers
 // (which allocate) from ever new clients make the instance grow until it is renewed;
 // then a client that was limited before is still limited, the counts of one that was
 // not go on where they were, and the live inventory taken before still serves.
@@ -24,9 +24,9 @@ func TestE2EInstanceRenewal(t *testing.T) {
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	kv := &kvService{values: map[string][]byte{"inventory/latest": booked}}
 	d, logPath := startWorkerdKV(t, kv, map[string]string{"INSTANCE_MEMORY_MIB": "6", "RATE_LIMIT_REQUESTS": "5"})
-	get := func(target, ip string) wire.DecodedResponse {
+	get := func(target, ip string) abi.DecodedResponse {
 		t.Helper()
-		return d.do(t, wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}})
+		return d.do(t, abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ip}}})
 	}
 	if r := get(e2eSearch, "198.51.100.1"); r.Status != 200 || r.Header("x-inventory-version") != invA.Version() || offeredIDs(t, r.Body)[3] {
 		t.Fatalf("first search: %d, version %q, want %q with vehicle 3 booked out", r.Status, r.Header("x-inventory-version"), invA.Version())

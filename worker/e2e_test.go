@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 var (
@@ -119,7 +119,7 @@ func (d *devServer) stop() {
 }
 
 // do sends req over HTTP and returns the response in core's decoded form.
-func (d *devServer) do(t *testing.T, req wire.Request) wire.DecodedResponse {
+func (d *devServer) do(t *testing.T, req abi.Request) abi.DecodedResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -142,9 +142,9 @@ func (d *devServer) do(t *testing.T, req wire.Request) wire.DecodedResponse {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	out := wire.DecodedResponse{Status: resp.StatusCode, Body: body}
+	out := abi.DecodedResponse{Status: resp.StatusCode, Body: body}
 	for k, vs := range resp.Header {
-		out.Headers = append(out.Headers, wire.Header{Name: strings.ToLower(k), Value: strings.Join(vs, ", ")})
+		out.Headers = append(out.Headers, abi.Header{Name: strings.ToLower(k), Value: strings.Join(vs, ", ")})
 	}
 	return out
 }
@@ -165,10 +165,10 @@ func comparable(b []byte) string {
 }
 
 // nativeAnswer is req's answer from a native server of its own (a fresh rate-limit count).
-func nativeAnswer(t *testing.T, vars []wire.Header, req wire.Request) wire.DecodedResponse {
+func nativeAnswer(t *testing.T, vars []abi.Header, req abi.Request) abi.DecodedResponse {
 	t.Helper()
 	w := nativeServer(t, vars, func() int64 { return time.Now().UnixMilli() }, constRand)
-	want, err := wire.DecodeResponse(nativeDo(w, &req))
+	want, err := abi.DecodeResponse(nativeDo(w, &req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func nativeAnswer(t *testing.T, vars []wire.Header, req wire.Request) wire.Decod
 
 // sameHeaders reports each of want's headers that got lacks or has with another value,
 // but the metadata (":") and the rate-limit headers, which depend on the client's count.
-func sameHeaders(t *testing.T, what string, got, want wire.DecodedResponse) {
+func sameHeaders(t *testing.T, what string, got, want abi.DecodedResponse) {
 	t.Helper()
 	for _, h := range want.Headers {
 		if strings.HasPrefix(h.Name, ":") || strings.Contains(h.Name, "ratelimit") {
@@ -251,7 +251,7 @@ func TestE2EWorkerd(t *testing.T) {
 			}
 			// The same request from new clients, back to back: the glue passes the first
 			// answer's headers as an object and, when the module says the next ones are
-			// the same (SAME_HEADERS), a Headers object made once (worker/glue.mjs). Every
+			// the same (SAME_HEADERS), a Headers object made once (worker/glue/abi.mjs). Every
 			// answer carries the same headers, none lost or added.
 			for i, c := range cases {
 				if c.Method != "GET" && c.Method != "" {
@@ -293,7 +293,7 @@ func TestE2EWorkerd(t *testing.T) {
 				if i == 3 {
 					target = "/api/agent/vehicles/5/accessories" // another URL length: the address lands elsewhere
 				}
-				got := d.do(t, wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}})
+				got := d.do(t, abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ip}}})
 				left, err := strconv.Atoi(got.Header("x-ratelimit-remaining"))
 				if got.Status != 200 || err != nil || (prev >= 0 && left != prev-1 && left != 99) {
 					t.Errorf("GET %s from %s (answer %d of one /64): status %d, remaining %q after %d", target, ip, i+1, got.Status, got.Header("x-ratelimit-remaining"), prev)

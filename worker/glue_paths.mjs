@@ -1,21 +1,14 @@
-// glue_paths.mjs: which request URLs the shipped glue reads no If-None-Match for
-// (worker/glue.mjs, validatorFree), with the module's validator-free paths taken from
-// build/app.wasm as an isolate's first instance takes them. Run by
-// TestGlueValidatorFree: node glue_paths.mjs app.wasm url... prints one JSON array of
-// booleans, in the order of the URLs.
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+// glue_paths.mjs: which request URLs the glue reads no If-None-Match for
+// (worker/glue/fetch.mjs, validatorFree), with the module's validator-free paths taken
+// from the given module as an isolate's first instance takes them. Run by
+// TestGlueValidatorFree: node glue_paths.mjs app.wasm url... prints one JSON object,
+// {before, after}: booleans in the order of the URLs, before and after the first instance.
+import { readFileSync } from "node:fs";
+import { validatorFree } from "./glue/fetch.mjs";
+import { current, useModule } from "./glue/instance.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const glue = readFileSync(join(here, "glue.mjs"), "utf8")
-  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { instantiate, validatorFree };\n";
-globalThis.__module = new WebAssembly.Module(readFileSync(process.argv[2]));
-const dir = mkdtempSync(join(tmpdir(), "glue-paths-"));
-writeFileSync(join(dir, "glue.mjs"), glue);
-const g = await import(join(dir, "glue.mjs"));
+useModule(new WebAssembly.Module(readFileSync(process.argv[2])));
 const urls = process.argv.slice(3);
-const before = urls.map((u) => g.validatorFree(u)); // no instance yet: none
-g.instantiate({ BASE_PATH: "/api/agent" });
-console.log(JSON.stringify({ before, after: urls.map((u) => g.validatorFree(u)) }));
+const before = urls.map((u) => validatorFree(u)); // no instance yet: none
+current({ BASE_PATH: "/api/agent" });
+console.log(JSON.stringify({ before, after: urls.map((u) => validatorFree(u)) }));

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
-	"github.com/campervan/agent-api/core/wire"
 )
 
 // httpHandler adapts api.Server to net/http for the standard-Go builds. core is not
@@ -18,8 +18,8 @@ import (
 type httpHandler struct {
 	mu   sync.Mutex
 	s    *api.Server
-	req  wire.Request
-	resp wire.Response
+	req  abi.Request
+	resp abi.Response
 }
 
 func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -34,14 +34,14 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	for _, name := range api.RequestHeaders {
 		// Values, joined: syumai's bridge gives a list header (If-None-Match: a, b) as
 		// several values, and Get would see only the first.
-		h.req.Headers = append(h.req.Headers, wire.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})
+		h.req.Headers = append(h.req.Headers, abi.Header{Name: name, Value: strings.Join(r.Header.Values(name), ", ")})
 	}
 	h.req.Body = nil
 	if r.Body != nil && r.Method != "GET" && r.Method != "HEAD" {
 		h.req.Body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	}
 	h.s.Handle(&h.req, &h.resp)
-	d, err := wire.DecodeResponse(h.resp.Encode())
+	d, err := abi.DecodeResponse(h.resp.Encode())
 	if err != nil {
 		http.Error(rw, `{"error":"internal error"}`, 500)
 		return

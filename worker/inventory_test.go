@@ -2,7 +2,7 @@
 
 package main
 
-// The live inventory under wazero (issue 13): the module's inventory export takes a
+// The live inventory under wazero: the module's inventory export takes a
 // blob between two requests, refuses a bad one and keeps the old, and takes an empty
 // one; after each step it answers byte for byte as the native server given the same
 // blobs through api.Server.SetInventory.
@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
 	"github.com/campervan/agent-api/data"
 )
 
@@ -84,11 +84,11 @@ func TestWasmInventorySwap(t *testing.T) {
 			req := (httpCase{Target: target}).request("198.51.100." + string(rune('1'+i)))
 			want, got := nativeDo(s, &req), a.do(t, &req)
 			if !bytes.Equal(got, want) {
-				dg, _ := wire.DecodeResponse(got)
-				dw, _ := wire.DecodeResponse(want)
+				dg, _ := abi.DecodeResponse(got)
+				dw, _ := abi.DecodeResponse(want)
 				t.Fatalf("%s: GET %s: wasm differs from native:\n--- wasm\n%s\n--- native\n%s", step, target, render(dg), render(dw))
 			}
-			d, _ := wire.DecodeResponse(got)
+			d, _ := abi.DecodeResponse(got)
 			if v := d.Header("x-inventory-version"); v != wantVersion {
 				t.Fatalf("%s: GET %s: x-inventory-version %q, want %q", step, target, v, wantVersion)
 			}

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/limit"
-	"github.com/campervan/agent-api/core/wire"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -33,9 +33,9 @@ func TestWasmChurnMemoryFlat(t *testing.T) {
 	}
 	a := newWasmApp(t, wranglerVars(t), fixedNow)
 	ctx := context.Background()
-	get := func(ip string) wire.DecodedResponse {
-		req := wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}}
-		d, err := wire.DecodeResponse(a.do(t, &req))
+	get := func(ip string) abi.DecodedResponse {
+		req := abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ip}}}
+		d, err := abi.DecodeResponse(a.do(t, &req))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +49,8 @@ func TestWasmChurnMemoryFlat(t *testing.T) {
 	}
 	// The churn: the request is written once; each round rewrites the 8 hex digits of
 	// the address's second and third groups in the module's buffer.
-	req := wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "2001:0000:0000:0db8::1"}}}
-	in := wire.EncodeRequest(nil, &req)
+	req := abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "2001:0000:0000:0db8::1"}}}
+	in := abi.EncodeRequest(nil, &req)
 	at := bytes.Index(in, []byte("0000:0000"))
 	res, _ := a.alloc.Call(ctx, uint64(len(in)))
 	buf := uint32(res[0])
@@ -109,8 +109,8 @@ type nativeIso struct {
 
 func (n nativeIso) get(t *testing.T, ip string, nowMs int64) (bool, bool) {
 	*n.clock = nowMs
-	req := wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}}
-	d, _ := wire.DecodeResponse(nativeDo(n.s, &req))
+	req := abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ip}}}
+	d, _ := abi.DecodeResponse(nativeDo(n.s, &req))
 	return d.Status == 200, d.Header(":kv") != ""
 }
 func (n nativeIso) pending(t *testing.T, nowMs int64) []byte {
@@ -129,8 +129,8 @@ type wasmIso struct {
 
 func (w wasmIso) get(t *testing.T, ip string, nowMs int64) (bool, bool) {
 	*w.clock = nowMs
-	req := wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: []wire.Header{{Name: "cf-connecting-ip", Value: ip}}}
-	d, _ := wire.DecodeResponse(w.a.do(t, &req))
+	req := abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ip}}}
+	d, _ := abi.DecodeResponse(w.a.do(t, &req))
 	return d.Status == 200, d.Header(":kv") != ""
 }
 func (w wasmIso) pending(t *testing.T, nowMs int64) []byte {
@@ -153,7 +153,7 @@ func (r tagReader) Read(b []byte) (int, error) {
 }
 
 // newWasmIso instantiates the module with its own clock and random stream.
-func newWasmIso(t *testing.T, vars []wire.Header, clock *int64, random io.Reader) wasmIso {
+func newWasmIso(t *testing.T, vars []abi.Header, clock *int64, random io.Reader) wasmIso {
 	rt, compiled := compiledModule(t)
 	ctx := context.Background()
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").
@@ -166,7 +166,7 @@ func newWasmIso(t *testing.T, vars []wire.Header, clock *int64, random io.Reader
 	t.Cleanup(func() { mod.Close(ctx) })
 	a := &wasmApp{mod: mod, alloc: mod.ExportedFunction("alloc"), configure: mod.ExportedFunction("configure"),
 		handle: mod.ExportedFunction("handle"), stderr: &bytes.Buffer{}}
-	if _, err := a.configure.Call(ctx, uint64(a.write(t, wire.EncodeRequest(nil, &wire.Request{Headers: vars})))); err != nil {
+	if _, err := a.configure.Call(ctx, uint64(a.write(t, abi.EncodeRequest(nil, &abi.Request{Headers: vars})))); err != nil {
 		t.Fatal(err)
 	}
 	return wasmIso{a, clock}
@@ -180,11 +180,13 @@ func simKV(data map[string]string, b []byte, puts, gets *int) (wait int64, recs 
 	var out [][]string
 	for i := uint32(0); i < n && ok; i++ {
 		var nf uint32
-		nf, off, ok = wire.ReadU32(b, off)
+		if ok = len(b)-off >= 4; ok {
+			nf, off = binary.LittleEndian.Uint32(b[off:]), off+4
+		}
 		op := make([]string, nf)
 		for j := range op {
 			var f []byte
-			f, off, ok = wire.ReadField(b, off)
+			f, off, ok = abi.ReadField(b, off)
 			op[j] = string(f)
 		}
 		switch op[0] {

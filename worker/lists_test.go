@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,17 +18,14 @@ import (
 // [vars] must be core's vars (plus REQUEST_LOG and INVENTORY_REFRESH_SECONDS, which
 // only the glue reads).
 func TestShellListsMatchCore(t *testing.T) {
-	glue, err := os.ReadFile("glue.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	glue := glueSource(t)
 	for _, c := range []struct {
 		name string
 		want []string
 	}{{"VARS", api.Vars}, {"HEADERS", api.RequestHeaders}} {
 		m := regexp.MustCompile(`(?s)const ` + c.name + ` = \[(.*?)\];`).FindSubmatch(glue)
 		if m == nil {
-			t.Fatalf("glue.mjs: no const %s = [...]", c.name)
+			t.Fatalf("worker/glue: no const %s = [...]", c.name)
 		}
 		got := regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(string(m[1]), -1)
 		var names []string
@@ -35,7 +33,7 @@ func TestShellListsMatchCore(t *testing.T) {
 			names = append(names, g[1])
 		}
 		if strings.Join(names, ",") != strings.Join(c.want, ",") {
-			t.Errorf("glue.mjs %s = %v, core has %v", c.name, names, c.want)
+			t.Errorf("worker/glue %s = %v, core has %v", c.name, names, c.want)
 		}
 	}
 	for file, uses := range map[string]string{"main_js.go": "range api.Vars", "httpshell.go": "range api.RequestHeaders"} {
@@ -71,4 +69,22 @@ func TestShellListsMatchCore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// glueSource returns the JS glue's source: worker/glue.mjs and its modules in worker/glue.
+func glueSource(t *testing.T) []byte {
+	t.Helper()
+	files, err := filepath.Glob("glue/*.mjs")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("worker/glue/*.mjs: %v", err)
+	}
+	var src []byte
+	for _, f := range append([]string{"glue.mjs"}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(append(src, b...), '\n')
+	}
+	return src
 }

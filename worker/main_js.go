@@ -6,20 +6,20 @@ import (
 	"crypto/rand"
 	"time"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
-	"github.com/campervan/agent-api/core/wire"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
 
 // main is the standard-Go Worker (make build-go): the same core under syumai's
-// workers.Serve. It re-runs per request under syumai's glue and costs ~12 ms of CPU a
-// request (RATIONALE.md): it exists for users without TinyGo and as the comparison.
+// workers.Serve, far costlier a request than the TinyGo module (RATIONALE.md: why a glue
+// of our own). It exists for users without TinyGo and as the comparison.
 func main() {
-	var vars []wire.Header
+	var vars []abi.Header
 	for _, k := range api.Vars {
 		if v := cloudflare.Getenv(k); v != "" {
-			vars = append(vars, wire.Header{Name: k, Value: v})
+			vars = append(vars, abi.Header{Name: k, Value: v})
 		}
 	}
 	h := &httpHandler{s: newServer(vars, func() int64 { return time.Now().UnixMilli() },

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -23,11 +23,11 @@ import (
 
 // servedDocument returns the OpenAPI document as the native server serves it, loaded
 // and validated (examples included), and a router over it.
-func servedDocument(t *testing.T, vars []wire.Header) (*openapi3.T, routers.Router) {
+func servedDocument(t *testing.T, vars []abi.Header) (*openapi3.T, routers.Router) {
 	t.Helper()
 	s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
-	req := wire.Request{Method: "GET", Target: "/api/agent/openapi.json"}
-	d, err := wire.DecodeResponse(nativeDo(s, &req))
+	req := abi.Request{Method: "GET", Target: "/api/agent/openapi.json"}
+	d, err := abi.DecodeResponse(nativeDo(s, &req))
 	if err != nil || d.Status != 200 {
 		t.Fatalf("GET /api/agent/openapi.json: %d %v %s", d.Status, err, d.Body)
 	}
@@ -131,7 +131,7 @@ func forEach(r *openapi3.SchemaRef, f func(*openapi3.Schema), seen map[*openapi3
 // checkAgainstDocument validates one native answer to req against the document. A
 // GET or HEAD under the base path must find its operation; other methods and
 // unknown paths must not, and then get an Error body.
-func checkAgainstDocument(t *testing.T, doc *openapi3.T, router routers.Router, req wire.Request, d wire.DecodedResponse) {
+func checkAgainstDocument(t *testing.T, doc *openapi3.T, router routers.Router, req abi.Request, d abi.DecodedResponse) {
 	t.Helper()
 	ctx := context.Background()
 	method := req.Method
@@ -207,7 +207,7 @@ func checkAgainstDocument(t *testing.T, doc *openapi3.T, router routers.Router, 
 
 // checkResponse checks the documented headers marked required are present, and a
 // JSON body against the response's application/json schema.
-func checkResponse(t *testing.T, r *openapi3.Response, d wire.DecodedResponse, header http.Header) {
+func checkResponse(t *testing.T, r *openapi3.Response, d abi.DecodedResponse, header http.Header) {
 	t.Helper()
 	for name, h := range r.Headers {
 		if h.Value.Required && header.Get(name) == "" {
@@ -219,7 +219,7 @@ func checkResponse(t *testing.T, r *openapi3.Response, d wire.DecodedResponse, h
 	}
 }
 
-func checkSchema(t *testing.T, s *openapi3.SchemaRef, d wire.DecodedResponse) {
+func checkSchema(t *testing.T, s *openapi3.SchemaRef, d abi.DecodedResponse) {
 	t.Helper()
 	if len(d.Body) == 0 {
 		return
@@ -240,7 +240,7 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
 			req := c.request("203.0.113.7")
-			d, err := wire.DecodeResponse(nativeDo(s, &req))
+			d, err := abi.DecodeResponse(nativeDo(s, &req))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,20 +258,20 @@ func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
 		"/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19",
 		"/api/agent/vehicles/5/accessories", "/api/agent/vehicles/5/insurance-types",
 		"/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5"}
-	limited := append(append([]wire.Header(nil), vars...), wire.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1"})
-	down := append(append([]wire.Header(nil), vars...), wire.Header{Name: "MAINTENANCE", Value: "true"})
+	limited := append(append([]abi.Header(nil), vars...), abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1"})
+	down := append(append([]abi.Header(nil), vars...), abi.Header{Name: "MAINTENANCE", Value: "true"})
 	for _, target := range targets {
 		s := nativeServer(t, limited, func() int64 { return fixedNow + 17_000 }, constRand)
-		req := wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "192.0.2.1"}}}
+		req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "192.0.2.1"}}}
 		nativeDo(s, &req)
-		d, _ := wire.DecodeResponse(nativeDo(s, &req))
+		d, _ := abi.DecodeResponse(nativeDo(s, &req))
 		if d.Status != 429 || !strings.HasPrefix(d.Header("content-type"), "text/plain") || d.Header("retry-after") != "43" {
 			t.Errorf("GET %s over the limit: %d %q retry-after %q, want 429 text/plain 43", target, d.Status, d.Header("content-type"), d.Header("retry-after"))
 		}
 		checkAgainstDocument(t, doc, router, req, d)
 
 		s = nativeServer(t, down, func() int64 { return fixedNow }, constRand)
-		d, _ = wire.DecodeResponse(nativeDo(s, &req))
+		d, _ = abi.DecodeResponse(nativeDo(s, &req))
 		if d.Status != 503 {
 			t.Errorf("GET %s in maintenance: %d, want 503", target, d.Status)
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 // TestE2EQuoteVerifiedByNode: a quote id issued by the Worker under workerd is
@@ -26,7 +26,7 @@ func TestE2EQuoteVerifiedByNode(t *testing.T) {
 	d := startDev(t, "wrangler.toml")
 	target := "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"
 	before := time.Now().Unix()
-	resp := d.do(t, wire.Request{Method: "GET", Target: target})
+	resp := d.do(t, abi.Request{Method: "GET", Target: target})
 	if resp.Status != 200 {
 		t.Fatalf("GET %s: %d %s", target, resp.Status, resp.Body)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 // kvPending calls the kv_pending export and returns its buffer.
@@ -62,14 +62,14 @@ func TestWasmRateLimitKVExports(t *testing.T) {
 	vars := wranglerVars(t)
 	s := nativeServer(t, vars, func() int64 { return fixedNow }, constRand)
 	a := newWasmApp(t, vars, fixedNow)
-	req := wire.Request{Method: "GET", Target: "/api/agent/depots", Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "2001:db8::7"}}}
-	var d wire.DecodedResponse
+	req := abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "2001:db8::7"}}}
+	var d abi.DecodedResponse
 	for i := 1; i <= 10; i++ {
 		want, got := nativeDo(s, &req), a.do(t, &req)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("request %d: wasm differs from native", i)
 		}
-		d, _ = wire.DecodeResponse(got)
+		d, _ = abi.DecodeResponse(got)
 		if kv := d.Header(":kv"); (kv != "") != (i == 10) {
 			t.Fatalf("request %d: :kv = %q, want it only at the share threshold (10)", i, kv)
 		}
@@ -113,14 +113,14 @@ func TestWasmRateLimitKVExports(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("after kv_done: wasm differs from native")
 	}
-	d, _ = wire.DecodeResponse(got)
+	d, _ = abi.DecodeResponse(got)
 	if h := d.Header("x-ratelimit-remaining"); h != "4" {
 		t.Errorf("remaining %q after merging 85 from another isolate, want 4", h)
 	}
 	for i := 0; i < 4; i++ {
 		a.do(t, &req)
 	}
-	d, _ = wire.DecodeResponse(a.do(t, &req))
+	d, _ = abi.DecodeResponse(a.do(t, &req))
 	if d.Status != 429 || !strings.Contains(string(d.Body), "Retry in 60 seconds") {
 		t.Errorf("the 16th request: %d %s, want 429", d.Status, d.Body)
 	}

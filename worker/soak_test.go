@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 var (
@@ -40,7 +40,7 @@ var (
 // httpSafe turns a generated request into one an HTTP/1.1 client can send: a token
 // method, a request-target with every byte outside visible ASCII (and the few that
 // break a request line) percent-encoded, header values of visible ASCII.
-func httpSafe(r wire.Request) wire.Request {
+func httpSafe(r abi.Request) abi.Request {
 	switch r.Method {
 	case "GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH":
 	default:
@@ -59,7 +59,7 @@ func httpSafe(r wire.Request) wire.Request {
 	if !strings.HasPrefix(r.Target, "/") {
 		r.Target = "/" + r.Target
 	}
-	hs := make([]wire.Header, 0, len(r.Headers))
+	hs := make([]abi.Header, 0, len(r.Headers))
 	for _, h := range r.Headers {
 		v := []byte(h.Value)
 		for i, c := range v {
@@ -67,7 +67,7 @@ func httpSafe(r wire.Request) wire.Request {
 				v[i] = '_'
 			}
 		}
-		hs = append(hs, wire.Header{Name: h.Name, Value: string(v)})
+		hs = append(hs, abi.Header{Name: h.Name, Value: string(v)})
 	}
 	r.Headers = hs
 	return r
@@ -125,7 +125,7 @@ type soakResult struct {
 }
 
 // blast sends n requests from gen over conns connections and tallies the outcome.
-func blast(t *testing.T, base string, gen func(i int) wire.Request, n, conns int, deadline time.Time) soakResult {
+func blast(t *testing.T, base string, gen func(i int) abi.Request, n, conns int, deadline time.Time) soakResult {
 	tr := &http.Transport{MaxConnsPerHost: conns, MaxIdleConnsPerHost: conns, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second,
@@ -202,7 +202,7 @@ func fmtStatuses(m map[int]int) string {
 // the end RSS within 20% of after the warm-up). Why memory is asserted on the raw
 // binary only: under wrangler dev, workerd's RSS grows by tens of kB a request for an
 // empty JS worker too, and on the raw binary it grows for ~50,000 requests before it
-// levels off, whatever the worker (measured; README "Limits and robustness").
+// levels off, whatever the worker (README "Limits and robustness").
 // "workerd:DIR" serves DIR/worker.mjs (and DIR/app.wasm if present) instead.
 func TestSoak(t *testing.T) {
 	if !*soak {
@@ -225,7 +225,7 @@ func soakRun(t *testing.T, d *devServer, warm, n int, assertRSS bool) {
 	pgid := d.cmd.Process.Pid
 	g := reqGen{rand.New(rand.NewPCG(11, 2026))}
 	const distinct = 50000 // generated requests, cycled
-	reqs := make([]wire.Request, min(distinct, warm+n))
+	reqs := make([]abi.Request, min(distinct, warm+n))
 	etag := `"-"`
 	for i := range reqs {
 		r := httpSafe(g.next(etag))
@@ -238,7 +238,7 @@ func soakRun(t *testing.T, d *devServer, warm, n int, assertRSS bool) {
 		}
 		reqs[i] = r
 	}
-	at := func(i int) wire.Request { return reqs[i%len(reqs)] }
+	at := func(i int) abi.Request { return reqs[i%len(reqs)] }
 	deadline := time.Now().Add(*soakLimit)
 
 	t0 := time.Now()
@@ -251,7 +251,7 @@ func soakRun(t *testing.T, d *devServer, warm, n int, assertRSS bool) {
 	slice := (n + 9) / 10
 	for from := 0; from < n; from += slice {
 		k := min(slice, n-from)
-		r := blast(t, d.base, func(i int) wire.Request { return at(warm + from + i) }, k, *soakConns, deadline)
+		r := blast(t, d.base, func(i int) abi.Request { return at(warm + from + i) }, k, *soakConns, deadline)
 		for s, v := range r.statuses {
 			rest.statuses[s] += v
 		}

@@ -7,10 +7,10 @@ package main
 // it under wrangler dev to prove that the glue answers 500 and that the next requests
 // get a fresh instance. The shipped build has no such route (TestNoTrapRouteShipped).
 
-import "github.com/campervan/agent-api/core/wire"
+import "github.com/campervan/agent-api/core/abi"
 
 func init() {
-	trapHook = func(r *wire.Request) {
+	trapHook = func(r *abi.Request) {
 		path := r.Target
 		for i := 0; i < len(path); i++ {
 			if path[i] == '?' {

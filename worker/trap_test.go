@@ -41,7 +41,7 @@ func buildTrapWorker(t *testing.T) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tinygo build -tags trapdemo: %v\n%s", err, out)
 	}
-	glue, err := os.ReadFile(filepath.Join(root, "worker/glue.mjs"))
+	glue, err := os.ReadFile(filepath.Join(root, "build/worker.mjs")) // the bundled glue (make build)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +144,8 @@ func TestE2ETrapRecovery(t *testing.T) {
 	t.Logf("wrangler log has %d \"wasm trap\" lines", strings.Count(string(log), "wasm trap"))
 }
 
-// TestModuleStartsLean holds the module to what issue 16's cold-start work took out of
-// it: wasi-libc's arc4random (a ChaCha20 generator whose failure path links printf;
+// TestModuleStartsLean holds the module to what it leaves out for a fast cold start:
+// wasi-libc's arc4random (a ChaCha20 generator whose failure path links printf;
 // worker/main_wasip1.go defines the symbol instead, from the host's random_get) and the
 // OpenAPI document as text (core/api embeds it compacted and LZ4-packed, openapi.lz4).
 // Each byte of the module is copied and validated in every isolate that loads it.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 // benchWasm measures one request through the TinyGo module under wazero, the ABI
@@ -16,10 +16,10 @@ func benchWasm(b *testing.B, target string) { benchWasmStatus(b, target, 200) }
 
 func benchWasmStatus(b *testing.B, target string, status uint16) {
 	// A limit the loop never reaches: measure the operation, not the 429 it would get.
-	vars := append(wranglerVars(b), wire.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
+	vars := append(wranglerVars(b), abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
 	a := newWasmApp(b, vars, fixedNow)
-	req := wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
-	in := wire.EncodeRequest(nil, &req)
+	req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
+	in := abi.EncodeRequest(nil, &req)
 	n := a.write(b, in)
 	ctx := context.Background()
 	if res, err := a.handle.Call(ctx, uint64(n), 0); err != nil {
@@ -76,7 +76,7 @@ func BenchmarkWasmCalendarLargest(b *testing.B) {
 	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21")
 }
 
-// The issue's done-when question: 17 start dates, 10 days, 4+ berths, automatic.
+// The calendar's done-when question: 17 start dates, 10 days, 4+ berths, automatic.
 func BenchmarkWasmCalendarDoneWhen(b *testing.B) {
 	benchWasm(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
 }
@@ -85,7 +85,7 @@ func BenchmarkWasmCalendarDoneWhen(b *testing.B) {
 // It needs a module built with -tags memstats (it exports mallocs): `make allocs`;
 // with the shipped module it is skipped.
 func TestWasmAllocs(t *testing.T) {
-	vars := append(wranglerVars(t), wire.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
+	vars := append(wranglerVars(t), abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
 	a := newWasmApp(t, vars, fixedNow)
 	mallocs := a.mod.ExportedFunction("mallocs")
 	if mallocs == nil {
@@ -103,11 +103,11 @@ func TestWasmAllocs(t *testing.T) {
 		target := c.target
 		if c.name == "check (verify)" { // the id of the quote above, issued by this instance
 			q := allocCases[len(allocCases)-2].target
-			d, _ := wire.DecodeResponse(a.do(t, &wire.Request{Method: "GET", Target: q}))
+			d, _ := abi.DecodeResponse(a.do(t, &abi.Request{Method: "GET", Target: q}))
 			body := string(d.Body)
 			target += body[len(`{"quoteId":"`):strings.Index(body, `","expiresAt"`)]
 		}
-		req := wire.Request{Method: "GET", Target: target, Headers: []wire.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
+		req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
 		for i := 0; i < 20; i++ { // warm up: buffers grow to their size
 			a.do(t, &req)
 		}
@@ -115,7 +115,7 @@ func TestWasmAllocs(t *testing.T) {
 		before := count()
 		var status int
 		for i := 0; i < n; i++ {
-			d, _ := wire.DecodeResponse(a.do(t, &req))
+			d, _ := abi.DecodeResponse(a.do(t, &req))
 			status = d.Status
 		}
 		got := count() - before

@@ -3,8 +3,8 @@
 // -` and writes miniflare's serializeConfig(config) to its stdin). build/bench starts
 // its cold-start pairs from such a config as well as from the text one: a text config
 // makes workerd run its capnp compiler over every module embedded in it, which costs
-// the project's 289 KB module ~1.3 ms more than the floor's few hundred bytes, a step
-// that neither wrangler dev nor the edge takes (issue 16, session 32).
+// the project's module more than the floor's few hundred bytes, a step that neither
+// wrangler dev nor the edge takes.
 //
 //   node build/bench/binconfig.mjs spec.json out.bin
 //

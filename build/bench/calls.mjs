@@ -1,11 +1,11 @@
-// calls.mjs: n requests through the shipped glue's call() (worker/glue.mjs: write the
-// request into the module's memory, handle, read the interned answer back) and
-// build/app.wasm in V8 under Node, every request from a new client, nothing else. Run
-// under valgrind's cachegrind at two values of n, the difference of the two counts over
-// the difference of the n is the instructions one request costs in the glue + module,
-// steady state: unlike req/s on this shared machine (rounds swing by +-25%), runs of one
-// build agree within ~0.1% (with the seeded randomness and clock below). build/bench
-// reports it for each route when valgrind is installed (instructionsPerCall).
+// calls.mjs: n requests through the shipped glue's call() (build/worker.mjs, from
+// worker/glue/abi.mjs: write the request into the module's memory, handle, read the
+// interned answer back) and build/app.wasm in V8 under Node, every request from a new
+// client, nothing else. Run under valgrind's cachegrind at two values of n, the
+// difference of the two counts over the difference of the n is the instructions one
+// request costs in the glue + module, steady state; unlike throughput on a shared
+// machine, it repeats (with the seeded randomness and clock below). build/bench reports
+// it for each route when valgrind is installed (instructionsPerCall).
 //
 //   valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 //     node --predictable --no-liftoff build/bench/calls.mjs build/app.wasm availability 25000
@@ -13,8 +13,8 @@
 // --predictable: V8 compiles on the main thread and collects garbage on a schedule of
 // its own, so the count does not depend on the background threads' timing.
 // --no-liftoff: every wasm function is TurboFan code from the start, as the hot ones are
-// on workerd under load. Without it, functions still in Liftoff at the smaller n made
-// two runs of one module give 78 K and 117 K a search (session 12).
+// on workerd under load; functions still in Liftoff at the smaller n would make two runs
+// of one module disagree.
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -32,12 +32,9 @@ if (!routes[route] || !(n > 0)) {
   console.error("usage: node calls.mjs app.wasm (" + Object.keys(routes).join("|") + ") n [full|short]");
   process.exit(2);
 }
-// The glue as shipped, with the module handed in and its call() exported.
 // The randomness and the clock made repeatable: the module seeds the limiter's hash from
 // random_get (crypto.getRandomValues), and the clock moves the limiter's windows and its
-// KV schedule, so with the real ones two runs of one build differed by up to ~600
-// instructions a request (/depots: 13,265, 13,325 and 13,811; session 30). Seeded, and
-// the clock one millisecond a call, they agree within ~10.
+// KV schedule; seeded, and the clock one millisecond a call, two runs agree.
 let seed = 12345, clock = Date.UTC(2026, 10, 27);
 globalThis.crypto.getRandomValues = (a) => {
   const u = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -45,13 +42,16 @@ globalThis.crypto.getRandomValues = (a) => {
   return a;
 };
 Date.now = () => (clock += 1);
-const glue = readFileSync(join(root, "worker", "glue.mjs"), "utf8")
-  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { call, instantiate, validatorFree };\n";
+// The glue as shipped (make build), with the module handed in and the functions used
+// here exported.
+const glue = readFileSync(join(root, "build", "worker.mjs"), "utf8")
+  .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__module;") + "\nexport { call, current, validatorFree };\n";
+if (!glue.includes("globalThis.__module")) throw new Error("build/worker.mjs: the app.wasm import line was not found");
 globalThis.__module = new WebAssembly.Module(readFileSync(wasmPath));
 const dir = mkdtempSync(join(tmpdir(), "calls-"));
 writeFileSync(join(dir, "glue.mjs"), glue);
 const g = await import(join(dir, "glue.mjs"));
-const a = g.instantiate({ BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "100", SEARCH_MAX_AGE_SECONDS: "10",
+const a = g.current({ BASE_PATH: "/api/agent", RATE_LIMIT_REQUESTS: "100", SEARCH_MAX_AGE_SECONDS: "10",
   QUOTE_SIGNING_KEYS: "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" });
 // The target as workerd gives it: request.url whole (the glue passes it so).
 // The headers as the glue's fetch reads them: the client's address, and If-None-Match

@@ -18,9 +18,9 @@ import (
 // symbols by its address, so each such function's self cost is charged to the map's
 // name that covers it. TurboFan's wasm code is not in the map (V8 does not log it
 // there): it stays one line, "wasm (TurboFan, unnamed)". Diagnosis only: the flag
-// makes V8 log each compile, which is not what runs at the edge. Session 30 found with
-// it that the glue's validator-free test cost a quote 744 instructions and putString
-// 1,336 (build/bench/calls.mjs under node had put the loops' cost elsewhere).
+// makes V8 log each compile, which is not what runs at the edge. Unlike
+// build/bench/calls.mjs under node, it charges the glue's loops to the functions that
+// run them in workerd.
 var jitNamesFlag = "--perf-basic-prof"
 
 // jitReport returns the top JIT functions of a callgrind dump of process pid over

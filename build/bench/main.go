@@ -40,8 +40,8 @@ import (
 )
 
 var (
-	// 9 rounds of 3 s (5 of 5 s until session 11): the same time under load, and the
-	// median round of 9 moves less with this machine's +-25% round-to-round swing.
+	// 9 rounds of 3 s: the median round of 9 moves less with a shared machine's
+	// round-to-round swing than that of fewer, longer rounds.
 	rounds     = flag.Int("rounds", 9, "alternating rounds (project, floor) per endpoint and concurrency")
 	duration   = flag.Duration("duration", 3*time.Second, "wrk duration of one run")
 	conns      = flag.String("conns", "20,1", "wrk connection counts, comma-separated")
@@ -49,7 +49,7 @@ var (
 	outDir     = flag.String("out", "build/bench/out", "where configs and results go")
 	soakN      = flag.Int("memory-requests", 100000, "requests sent at one connection for the memory check (0: skip)")
 	ips        = flag.Int("clients", 65536, "distinct CF-Connecting-IP values the load cycles through")
-	addrForm   = flag.String("addr", "full", "how the new clients' IPv6 addresses are written: full (39 characters, 2001:0001:0000:002a:1c4b:33ff:fe12:9a7b, as privacy addresses arrive in CF-Connecting-IP; the default since session 25) or short (compressed, 2001:1:0:2a::1, the form of sessions 1-24)")
+	addrForm   = flag.String("addr", "full", "how the new clients' IPv6 addresses are written: full (39 characters, 2001:0001:0000:002a:1c4b:33ff:fe12:9a7b, as privacy addresses arrive in CF-Connecting-IP) or short (compressed, 2001:1:0:2a::1)")
 	churn      = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare    = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
@@ -60,7 +60,7 @@ var (
 	perfOut    = flag.Bool("perf", false, "record each wrk run's workerd with perf record (cpu-clock) into the out folder (diagnosis only)")
 	gcLog      = flag.String("gc-log", "", "with -instructions: append workerd's V8 --trace-gc lines to this file, each after its count's tag (the endpoint's index, then 0 for the project or 1 for the floor: 2-0 is the project's quotes; with -v8-flags=--trace-gc-nvp, each scavenge's survivors and promotion)")
 	cacheSim   = flag.Bool("cache-sim", false, "with -instructions: callgrind's cache simulation too, and the L1 and last-level misses per request of project and floor (diagnosis: what the instruction count does not see)")
-	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default since session 20), object (name: value, made once per path) or pairs (the recorded array of pairs, the floor until session 19)")
+	floorHdrs  = flag.String("floor-headers", "headers", "how the floor passes its recorded headers to Response: headers (a Headers object made once per path, the default), object (name: value, made once per path) or pairs (the recorded array of pairs)")
 	maxRSS     = flag.Int("max-rss", 3072, "restart both workerds (project and floor) before each block of load rows (an endpoint at a connection count) and before the memory soak when either's RSS is over this many MB (0: never)")
 	pin        = flag.Bool("pin", false, "diagnosis: run each workerd on the machine's last CPU and wrk (one thread a CPU) on the others, with taskset: workerd's cost a request with the load generator off its CPU (not the goal's figure, which shares the CPUs as the default does)")
 	instrN     = flag.Int("instructions", 0, "also count the instructions per request served by the project and the floor in workerd under callgrind, over this many requests of each endpoint (0: skip; ~4 min an endpoint; make bench-instructions)")
@@ -87,8 +87,8 @@ var endpoints = []endpoint{
 	{"depots", "/api/agent/depots"},
 	{"availability", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"},
 	{"quotes", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"},
-	// The issue-14 calendar: the done-when question (17 start dates, one length, two
-	// filters) and the largest one (63 start dates x 4 lengths, ~476 KB).
+	// The calendar: the done-when question (17 start dates, one length, two filters)
+	// and the largest one (63 start dates x 4 lengths, ~476 KB).
 	{"calendar-done-when", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic"},
 	{"calendar-largest", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"},
 }
@@ -294,7 +294,7 @@ const config :Workerd.Config = (
 		fmt.Print(report.String())
 		return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
 	}
-	fmt.Fprintf(&report, "sizes: %s %d bytes, %d gzipped (issue 16 goal: <= 250 KB gzipped); the bundle (worker.js + wasm) %d bytes, %d gzipped\n",
+	fmt.Fprintf(&report, "sizes: %s %d bytes, %d gzipped (goal: <= 250 KB gzipped); the bundle (worker.js + wasm) %d bytes, %d gzipped\n",
 		wasms[0], fileSize(wasms[0]), gzSize(wasms[0]), fileSize(workerJS)+fileSize(wasms[0]), gzSize(workerJS, wasms[0]))
 	if *colds > 0 {
 		if err := coldStarts(&report, workerd, appConf, floorConf, appPort, floorPort, wasms[0], shipped{vars: vars, kv: kvAddr, workerJS: workerJS}); err != nil {
@@ -315,9 +315,8 @@ const config :Workerd.Config = (
 		if err := boundRSS(app, floor, "the memory soak"); err != nil {
 			return partial(&report, err)
 		}
-		// The floor's workerd too: workerd's own RSS grows over such a run (session 13:
-		// the floor's from 56 to 1,014 MB from a fresh start), so the project's figure
-		// means something only beside it.
+		// The floor's workerd too: workerd's own RSS grows over such a run, so the
+		// project's figure means something only beside it.
 		report.WriteString("\n")
 		for _, s := range []struct {
 			name string
@@ -390,10 +389,9 @@ func loadTable(report *strings.Builder, app, floor *server, lua string) error {
 
 // floorAnswer is the floor's answer: the bytes recorded for the request's path, with
 // their headers as a Headers object made on the path's first request: the cheapest form
-// workerd's Response constructor takes (it copies it in C++). Until session 20 the floor
-// passed the recorded array of pairs, as the glue did; workerd reads such an array
-// through the JS iterator protocol, which cost a depots answer ~270 K of its ~583 K
-// instructions (an object of name: value ~35 K). -floor-headers pairs keeps that floor.
+// workerd's Response constructor takes (it copies it in C++); an array of pairs is read
+// through the JS iterator protocol, at a far higher cost. -floor-headers pairs and
+// object give those floors.
 const floorAnswer = `    const u = request.url;
     const r = R[u.slice(u.indexOf("/", u.indexOf("//") + 2))];
     if (r === undefined) return new Response("not found", { status: 404 });
@@ -408,7 +406,7 @@ const floorWorkerSrc = `export default {
 ` + floorAnswer
 
 // floorWorkerKV is floorWorker after one KV read of the live inventory, made the way
-// the glue makes an isolate's first (worker/glue.mjs: inventory/latest as an
+// the glue makes an isolate's first (worker/glue/inventory.mjs: inventory/latest as an
 // ArrayBuffer, cacheTtl 30), once per isolate.
 const floorWorkerKVSrc = `let read = null;
 export default {
@@ -505,9 +503,9 @@ func confCopy(conf, suffix string, singleThreaded bool) (string, int, error) {
 // simulation: it only counts instructions, of every thread), waits for the first 200
 // from path, stops it with SIGTERM (cachegrind writes its count as the process ends) and
 // returns the instructions it executed. Unlike the wall and CPU times, the count does
-// not depend on what else the machine runs: two runs of the floor agree to ~0.1%. The
-// project's moves by ~4 M (session 13): its first answer does not wait for the isolate's
-// first inventory read, which lands before workerd stops in some runs and not in others.
+// not depend on what else the machine runs. The project's moves a little more: its first
+// answer does not wait for the isolate's first inventory read, which lands before
+// workerd stops in some runs and not in others.
 // A binary config (conf ending in .bin, port its socket's) is started as it is.
 func coldInstructions(vg, workerd, conf string, port int, path string) (float64, error) {
 	vconf := conf
@@ -608,7 +606,7 @@ func partial(report *strings.Builder, err error) error {
 // bundleFresh fails when build/dist is not the bundle of the module and glue in the
 // tree: the bench runs build/dist, and a go run ./build/bench after a rebuild of
 // build/app.wasm alone (make build/app.wasm) or an edit of the glue would measure the
-// bundle of an earlier state (session 26 counted one that way before it noticed).
+// bundle of an earlier state.
 func bundleFresh(distWasm string) error {
 	app, err := os.ReadFile("build/app.wasm")
 	if err != nil {
@@ -621,18 +619,22 @@ func bundleFresh(distWasm string) error {
 	if !bytes.Equal(app, dist) {
 		return fmt.Errorf("%s is not build/app.wasm: run make dry-run (the bench measures build/dist)", distWasm)
 	}
-	js, err1 := os.Stat("build/dist/worker.js")
-	glue, err2 := os.Stat("worker/glue.mjs")
-	if err1 == nil && err2 == nil && glue.ModTime().After(js.ModTime()) {
-		return fmt.Errorf("worker/glue.mjs is newer than build/dist/worker.js: run make dry-run (the bench measures build/dist)")
+	js, err := os.Stat("build/dist/worker.js")
+	if err != nil {
+		return nil
+	}
+	sources, _ := filepath.Glob("worker/glue/*.mjs")
+	for _, f := range append([]string{"worker/glue.mjs"}, sources...) {
+		if glue, err := os.Stat(f); err == nil && glue.ModTime().After(js.ModTime()) {
+			return fmt.Errorf("%s is newer than build/dist/worker.js: run make dry-run (the bench measures build/dist)", f)
+		}
 	}
 	return nil
 }
 
 // boundRSS restarts both workerds when either's RSS is over -max-rss. workerd keeps
-// much of what the largest calendar's 476 KB answers take: the floor's process grew
-// ~2.5 GB in 15 s of them at 20 connections (session 23), and a run whose processes
-// outgrew the machine's 24 GB stalled both in its last rounds. Both processes start
+// much of what the largest calendar's 476 KB answers take, and a run whose processes
+// outgrow the machine's memory stalls both in its last rounds. Both processes start
 // afresh alike, so the pair stays comparable; stderr says so, naming what comes next.
 func boundRSS(app, floor *server, next string) error {
 	limit, pa, pf := *maxRSS*1024, app.rss(), floor.rss()
@@ -676,9 +678,8 @@ func startTracked(cmd *exec.Cmd) error {
 func untrack(cmd *exec.Cmd) { live.Delete(cmd.Process.Pid) }
 
 // stopOnSignal ends every process group still in live when the bench gets SIGINT,
-// SIGTERM or SIGHUP (^C, a timeout), then exits: the deferred stops do not run then,
-// and session 28 found two workerds under callgrind still running an hour after a
-// timed-out count, loading the machine through the next make bench.
+// SIGTERM or SIGHUP (^C, a timeout), then exits: the deferred stops do not run then, and
+// a workerd left under callgrind would load the machine through the next make bench.
 func stopOnSignal() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -1043,10 +1044,9 @@ type benchModule struct{ name, kind, path string }
 // message (build/bench/binconfig.mjs, with miniflare's serializer). That is how wrangler
 // dev starts workerd (miniflare: serve --binary, the config on stdin). A text config
 // (what the rest of the bench uses) makes workerd compile capnp text around every
-// embedded module, and its copies of the embedded bytes cost the project's 289 KB
-// module ~1.3 ms of a cold start more than the floor's script (session 32: 30.0 against
-// 26.3 ms from the two configs, the floor 23.0 against 20.6): a step of this harness
-// that neither wrangler dev nor the edge takes.
+// embedded module, and its copies of the embedded bytes charge the project's module a
+// cold-start cost the floor's script does not pay: a step of this harness that neither
+// wrangler dev nor the edge takes.
 func binaryConfig(out string, port int, sh shipped, modules []benchModule) error {
 	type mod struct {
 		Name     string `json:"name"`
@@ -1130,10 +1130,8 @@ func gzSize(paths ...string) int64 {
 // asked a search first. The configs are the project's as shipped with only the main
 // module changed: the same bindings, RATE_LIMIT and INVENTORY included, bound to the
 // bench's KV stand-in, which runs in this process (KV is a platform service, not a
-// worker in the isolate's process; until session 4 a second worker stood in for it, in
-// the project's config only, which charged its start-up to the project; until session
-// 10 the cold start ran without the KV bindings, so without the wait for the first
-// inventory read that a search makes in the shipped configuration). Two figures each:
+// worker in the isolate's process; with the KV bindings, a search waits for the first
+// inventory read as in the shipped configuration). Two figures each:
 // the wall time to the first 200, and workerd's CPU time (user + system of all its
 // threads, from its rusage once killed right after that answer), which process
 // scheduling on a shared machine disturbs far less. The floor's script holds only the
@@ -1208,7 +1206,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	med := func(xs []float64) float64 { s := append([]float64(nil), xs...); sort.Float64s(s); return s[len(s)/2] }
 	f, m, a := med(wall[0]), med(wall[1]), med(wall[2])
 	fc, mc, ac := med(cpu[0]), med(cpu[1]), med(cpu[2])
-	fmt.Fprintf(report, "cold start (workerd start to the first answer of %s, median of %d, 1 ms polling; the three configs differ only in the main module): project %.1f ms, floor %.1f ms, ratio %.2f (issue 16 goal: <= 1.3); the module alone %.1f ms: loading the module ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
+	fmt.Fprintf(report, "cold start (workerd start to the first answer of %s, median of %d, 1 ms polling; the three configs differ only in the main module): project %.1f ms, floor %.1f ms, ratio %.2f (goal: <= 1.3); the module alone %.1f ms: loading the module ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
 		endpoints[0].name, *colds, a, f, a/f, m, m-f, a-m)
 	fmt.Fprintf(report, "cold start, workerd's CPU time to the first answer (median of %d): project %.1f ms, floor %.1f ms, ratio %.2f; the module alone %.1f ms: loading the module ~%.1f ms, instantiate + init + first request ~%.1f ms\n",
 		*colds, ac, fc, ac/fc, mc, mc-fc, ac-mc)
@@ -1222,7 +1220,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	fmt.Fprintf(report, "cold start to the first answer of %s against a floor that first makes the same KV read (one get of inventory/latest, as any Worker answering from the live inventory must; median of %d): project %.1f ms, that floor %.1f ms, ratio %.2f; workerd's CPU time: that floor %.1f ms, ratio %.2f; the read costs the floor %.1f ms\n",
 		endpoints[1].name, *colds, as, fk, as/fk, med(cpu[5]), med(cpu[4])/med(cpu[5]), fk-fs)
 	fb, ab := med(wall[6]), med(wall[7])
-	fmt.Fprintf(report, "cold start from a binary config, as wrangler dev starts workerd (serve --binary, the config encoded by miniflare; no capnp text to compile around the embedded module; first answer of %s, median of %d, alternating with the above): project %.1f ms, floor %.1f ms, ratio %.2f (issue 16 goal: <= 1.3); workerd's CPU time: project %.1f ms, floor %.1f ms, ratio %.2f; page faults: project %.0f, floor %.0f\n",
+	fmt.Fprintf(report, "cold start from a binary config, as wrangler dev starts workerd (serve --binary, the config encoded by miniflare; no capnp text to compile around the embedded module; first answer of %s, median of %d, alternating with the above): project %.1f ms, floor %.1f ms, ratio %.2f (goal: <= 1.3); workerd's CPU time: project %.1f ms, floor %.1f ms, ratio %.2f; page faults: project %.0f, floor %.0f\n",
 		endpoints[0].name, *colds, ab, fb, ab/fb, med(cpu[7]), med(cpu[6]), med(cpu[7])/med(cpu[6]), med(faults[7]), med(faults[6]))
 	if vg, err := exec.LookPath("valgrind"); err == nil && *vgrind {
 		ins := make([]float64, len(cases))

@@ -18,35 +18,27 @@ import (
 	"time"
 )
 
-// Instructions per request served, in workerd, under valgrind's callgrind (issue 16,
-// session 12): the project and the floor each serve the same requests (every one from a
-// new client), and the count covers the whole process (HTTP, workerd, V8, the JIT code,
-// the module). Unlike req/s on this machine (rounds swing by +-25%), it does not move
-// with the machine's load, so the ratio floor/project is the throughput ratio a
-// CPU-bound workerd would reach, with no noise. Two things make it repeatable:
+// Instructions per request served, in workerd, under valgrind's callgrind: the project
+// and the floor each serve the same requests (every one from a new client), and the
+// count covers the whole process (HTTP, workerd, V8, the JIT code, the module). Unlike
+// throughput on a shared machine, it does not move with the machine's load, so the
+// ratio floor/project is the throughput ratio a CPU-bound workerd would reach. Two
+// things make it repeatable:
 //   - V8 runs --single-threaded: its optimizing compiles happen on the main thread when a
-//     function turns hot. With background compiles, valgrind's slowness left the glue in
-//     V8's interpreter for thousands of requests in some runs and not in others
-//     (BENCHMARKS.md).
+//     function turns hot. With background compiles, valgrind's slowness can leave the
+//     glue in V8's interpreter for thousands of requests in some runs and not in others.
 //   - callgrind_control zeroes the count after the warm-up and dumps it after the
 //     measured requests, so neither the start nor the tier-up is in it.
 const (
-	// Requests before the count starts: the glue's settle loop of the 8,192nd request
-	// (worker/glue.mjs: ~25 M instructions) has run, and the JIT's last tier-ups with it
-	// (the glue's JS reaches TurboFan at ~9-11 K requests: a count starting at 8,500 had
-	// 12-20 K a request of compiles in its window, and one without them, where the
-	// compile came after, counted ~3 K more); the next settle, at the 16,384th, comes
-	// after any window of n <= servedMax.
+	// Requests before the count starts: past the JIT's last tier-ups (the glue's JS
+	// reaches TurboFan after about 10,000), whose compiles would otherwise fall in the
+	// count's window.
 	servedWarm = 12000
-	servedMax  = 2000 // the window starts and ends up to a collection cycle (~1,100 requests) late
 )
 
 // servedInstructions reports, for depots, availability and quotes, the instructions per request of the
 // project (appConf) and the floor (floorConf), measured over n requests.
 func servedInstructions(report *strings.Builder, workerd, appConf, floorConf string, n int) error {
-	if n > servedMax {
-		return fmt.Errorf("-instructions %d: at most %d, or the count's window reaches the glue's settle loop at the 16,384th request (served.go)", n, servedMax)
-	}
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
 		return fmt.Errorf("-instructions needs valgrind: %v", err)
@@ -59,7 +51,7 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 	fmt.Fprintf(report, "| endpoint | project | floor | project - floor | ratio floor / project | compiles in the window, project / floor (not counted) | project's window | floor's window |\n|---|---|---|---|---|---|---|---|\n")
 	var cacheLines []string           // with -cache-sim: each endpoint's misses per request
 	var jitLines []string             // with -jit-names: each endpoint's JIT functions
-	for i, e := range endpoints[:3] { // the issue's three: depots, availability, quotes
+	for i, e := range endpoints[:3] { // the three of the throughput table: depots, availability, quotes
 		if *only != "" && !strings.Contains(e.name, *only) {
 			continue
 		}
@@ -107,13 +99,11 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 // and another collection has run, and dumps. It returns the count per request counted,
 // the events per request, and the collections in the window.
 //
-// Why whole collection cycles (session 27): a collection (a scavenge every ~700-1,400
-// requests here) frees the C++ objects of every request since the last one (the
-// Request, Response and Headers behind their JS wrappers), ~10-20 M instructions at
-// once. A window of a fixed 2,000 requests held two scavenges or three depending on
-// where it fell, and one build's quote counted 37, 41 or 48 K over the floor
-// accordingly; a glue change that moved the collections' phase moved the count by
-// 10 K either way. Counted over whole cycles, each request pays its share.
+// Why whole collection cycles: a collection (a scavenge every ~1,000 requests here)
+// frees the C++ objects of every request since the last one (the Request, Response and
+// Headers behind their JS wrappers) at once, so a window of a fixed number of requests
+// holds one collection more or less depending on where it falls. Counted over whole
+// cycles, each request pays its share.
 func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, map[string]float64, string, error) {
 	vconf, port, err := confCopy(conf, "-cg", true)
 	if err != nil {
@@ -293,10 +283,9 @@ func eventCounts(text []byte) map[string]float64 {
 
 // compileInstructions returns the instructions a callgrind dump charges to V8's
 // compilers (the functions named by compilePattern, self cost): a function tiering up
-// (a wasm function to TurboFan, a JS function to Maglev or TurboFan, the glue's settle
-// loop on-stack) runs a compile of 10-40 M instructions once in an isolate's life, and
-// one that falls in a window of ~2,000 requests would add 5-20 K to each of them
-// (session 27). servedInstructions reports the count without it.
+// (a wasm function to TurboFan, a JS function to Maglev or TurboFan) runs a large
+// compile once in an isolate's life, which would weigh on every request of a window it
+// falls in. servedInstructions reports the count without it.
 func compileInstructions(text []byte) float64 {
 	var total float64
 	for fn, v := range selfCosts(text) {

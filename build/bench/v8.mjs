@@ -1,4 +1,4 @@
-// v8.mjs: the shipped glue (worker/glue.mjs) and build/app.wasm in V8 under Node, the
+// v8.mjs: the shipped glue (build/worker.mjs) and build/app.wasm in V8 under Node, the
 // engine of workerd, without the runtime around it. It reports what one isolate's
 // cold start is made of, phase by phase, and what one request costs in the glue + module.
 //
@@ -10,8 +10,7 @@
 //
 // Cold start: each run is a fresh Node process (V8 keeps a process-wide cache of
 // compiled wasm code keyed by the module's bytes, so a second module of the same bytes
-// in one process starts warm: the figures before issue 16's second half were taken
-// that way and were 3-4x too low). Each phase is the median of `runs` processes:
+// in one process starts warm). Each phase is the median of `runs` processes:
 //   compile      new WebAssembly.Module(bytes)  (workerd does this when the script loads)
 //   instantiate  new WebAssembly.Instance        (the glue, on the isolate's first request)
 //   init         _initialize + configure         (Go package init, the server)
@@ -33,9 +32,9 @@ const bytes = readFileSync(wasmPath);
 
 // The glue imports the module as workerd provides it (a compiled WebAssembly.Module);
 // here the import becomes a global the script sets before each fresh import.
-const glue = readFileSync(join(root, "worker", "glue.mjs"), "utf8")
+const glue = readFileSync(join(root, "build", "worker.mjs"), "utf8")
   .replace(/^import wasmModule from "\.\/app\.wasm";$/m, "const wasmModule = globalThis.__benchModule;");
-if (!glue.includes("globalThis.__benchModule")) throw new Error("glue.mjs: the app.wasm import line was not found");
+if (!glue.includes("globalThis.__benchModule")) throw new Error("build/worker.mjs: the app.wasm import line was not found");
 const dir = mkdtempSync(join(tmpdir(), "v8bench-"));
 
 // Instance and its exports are wrapped to time instantiate and init apart.
@@ -77,10 +76,9 @@ const ms = (x) => x.toFixed(2) + " ms";
 // One cold start in this process: prints its phases as JSON and exits.
 async function coldOne() {
   // Node loads parts of itself on first use: its WebCrypto on the first
-  // crypto.getRandomValues (the module's first random_get, in _initialize: ~1.4 ms,
-  // which until session 24 this report counted as the module's init) and undici on the
-  // first Request, Headers or Response (~20 ms of "first"). workerd has both built in, so
-  // they are loaded here, before anything is timed.
+  // crypto.getRandomValues (the module's first random_get, in _initialize) and undici on
+  // the first Request, Headers or Response. workerd has both built in, so they are
+  // loaded here, before anything is timed.
   crypto.getRandomValues(new Uint8Array(8));
   await new Response(new Uint8Array(1), { headers: new Headers({ a: "b" }) }).arrayBuffer();
   new Request("http://localhost/");

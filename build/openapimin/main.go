@@ -4,9 +4,8 @@
 // (github.com/pierrec/lz4's high-compression block encoder) behind its length (4 bytes,
 // little-endian). The module unpacks it on the first GET /openapi.json
 // (api.openAPISource). An isolate's start pays for every byte of the module (workerd
-// copies it, V8 decodes it): compacting took ~19 KB off, packing ~49 KB more (64 ->
-// ~15 KB), for ~2 ms off the first answer (issue 16, BENCHMARKS.md). `make build` runs
-// it; TestOpenAPIPackedMatchesSource fails when the packed document is not openapi.json
+// copies it, V8 decodes it), and the packed document is about a quarter of the text
+// (BENCHMARKS.md). `make build` runs it; TestGeneratedOpenAPIPacked fails when the packed document is not openapi.json
 // compacted.
 //
 //	go run ./build/openapimin [-src core/api/openapi.json] [-out core/api/openapi.lz4]

@@ -1,5 +1,5 @@
 // Command publish turns a reservation feed into the Worker's inventory and writes it to
-// the INVENTORY Workers KV namespace (issue 13, docs/inventory.md):
+// the INVENTORY Workers KV namespace (docs/inventory.md):
 //
 //	go run ./build/publish -feed bookings.json            # the local KV of make dev
 //	go run ./build/publish -feed bookings.json -remote    # the deployed namespace
@@ -36,7 +36,7 @@ import (
 	"github.com/campervan/agent-api/data"
 )
 
-// Keys of the INVENTORY namespace (read by worker/glue.mjs).
+// Keys of the INVENTORY namespace (read by worker/glue/inventory.mjs).
 const (
 	pointerKey = "inventory/current"
 	// latestKey holds the blob of the version pointerKey names, for an isolate's first

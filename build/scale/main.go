@@ -1,4 +1,4 @@
-// Command scale measures the live inventory at the issue's scale (issue 13): 100,000
+// Command scale measures the live inventory at the scale it is built for: 100,000
 // bookings over 2,000 vehicles at 6 depots, synthetic and deterministic (seed 42), with
 // the bundled policy, seasons and extras. `make scale` runs it:
 //

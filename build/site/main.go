@@ -21,8 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
-	"github.com/campervan/agent-api/core/wire"
 )
 
 func main() {
@@ -67,9 +67,9 @@ func generate(config, out, npm string) ([]file, *site, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var vars []wire.Header
+	var vars []abi.Header
 	for _, k := range toml.keys("vars") {
-		vars = append(vars, wire.Header{Name: k, Value: toml.str("vars", k)})
+		vars = append(vars, abi.Header{Name: k, Value: toml.str("vars", k)})
 	}
 	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {

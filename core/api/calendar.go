@@ -3,8 +3,10 @@ package api
 import (
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // GET /vehicles/availability/calendar: every start date from earliest_pick_up_date to
@@ -25,154 +27,187 @@ const (
 	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total) is free for these dates"
 )
 
-func (s *Server) getCalendar(req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
 	var sr rental.Search
-	var e *rental.Error
-	if sr.PickUpDepot, e = s.requiredID("pick_up_depot_id"); e != nil {
-		return e
-	}
-	if sr.DropOffDepot, e = s.requiredID("drop_off_depot_id"); e != nil {
-		return e
-	}
-	earliest, e := s.q.requiredDate("earliest_pick_up_date")
+	earliest, latest, lengths, e := s.calendarQuery(c, &sr, nowMs)
 	if e != nil {
 		return e
 	}
-	latest, e := s.q.requiredDate("latest_pick_up_date")
+	// The ETag comes from what the answer is a function of (the catalog, the inventory
+	// version, today's date and the parsed parameters), not from the body, which can be
+	// hundreds of KB: a client that has the answer gets its 304 without the searches.
+	etag := s.calendarETag(c, &sr, earliest, latest, lengths)
+	if notModified(req, etag) {
+		s.notModifiedAnswer(w, c.op.Cache, etag)
+		return nil
+	}
+	w.Body = s.appendCalendar(c, w.Body, &sr, earliest, latest, lengths)
+	w.Status = 200
+	s.common(w, c.op.Cache)
+	w.SetHeader("etag", etag)
+	return nil
+}
+
+// calendarQuery reads a calendar's parameters: its depots into sr (with today), its
+// range of start dates, its hire lengths (ascending) and its filters into c.filter.
+func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earliest, latest rental.Date, lengths []int, e *rental.Error) {
+	if sr.PickUpDepot, e = s.requiredID(c, "pick_up_depot_id"); e != nil {
+		return
+	}
+	if sr.DropOffDepot, e = s.requiredID(c, "drop_off_depot_id"); e != nil {
+		return
+	}
+	if earliest, e = c.q.requiredDate("earliest_pick_up_date"); e != nil {
+		return
+	}
+	if latest, e = c.q.requiredDate("latest_pick_up_date"); e != nil {
+		return
+	}
+	if lengths, e = s.calendarDays(c); e != nil {
+		return
+	}
+	vehicle, e := c.q.optionalID("vehicle_id")
 	if e != nil {
-		return e
+		return
 	}
-	lengths, e := s.calendarDays()
-	if e != nil {
-		return e
+	if e = c.q.filter(&c.filter, s.cat.Classes(), s.classList); e != nil {
+		return
 	}
-	vehicle, e := s.q.optionalID("vehicle_id")
-	if e != nil {
-		return e
-	}
-	if e = s.q.filter(&s.filter, s.cat.Classes(), s.classList); e != nil {
-		return e
-	}
-	s.filter.VehicleID = vehicle
-	if e = s.checkParams(); e != nil {
-		return e
+	c.filter.VehicleID = vehicle
+	if e = c.checkParams(); e != nil {
+		return
 	}
 	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
-	if e = s.cat.CheckRoute(sr); e != nil {
+	e = s.checkCalendar(c, sr, vehicle, earliest, latest)
+	return
+}
+
+// checkCalendar refuses a calendar whose route, vehicle or range of start dates no
+// search could answer; a range the wrong way round or too long comes with the one to
+// ask for instead.
+func (s *Server) checkCalendar(c *call, sr *rental.Search, vehicle int64, earliest, latest rental.Date) *rental.Error {
+	if e := s.cat.CheckRoute(*sr); e != nil {
 		return e
 	}
 	if vehicle != 0 && s.cat.Vehicle(vehicle) == nil {
-		return rental.InvalidCode(rental.CodeUnknownID, "vehicle_id", "vehicle_id "+string(wire.AppendInt(nil, vehicle))+" is not a vehicle; leave vehicle_id out for every vehicle, or use a vehicleId from GET "+s.cfg.BasePath+"/vehicles/availability")
+		return rental.InvalidCode(rental.CodeUnknownID, "vehicle_id", "vehicle_id "+string(jsonw.AppendInt(nil, vehicle))+" is not a vehicle; leave vehicle_id out for every vehicle, or use a vehicleId from GET "+s.cfg.BasePath+"/vehicles/availability")
 	}
 	if latest < earliest {
-		s.suggestParams("latest_pick_up_date", earliest, "earliest_pick_up_date", latest, "the two dates the other way round")
+		c.suggestParams("latest_pick_up_date", earliest, "earliest_pick_up_date", latest, "the two dates the other way round")
 		return rental.InvalidCode(rental.CodeDateOrder, "latest_pick_up_date", "latest_pick_up_date "+latest.String()+" is before earliest_pick_up_date "+earliest.String()+"; give the range from its first to its last start date")
 	}
 	if int(latest-earliest) > maxCalendarSpan {
 		last := earliest.AddDays(maxCalendarSpan)
-		s.suggestParams("latest_pick_up_date", last, "", 0, "the first 63 start dates of the range")
-		return rental.InvalidCode(rental.CodeTooLong, "latest_pick_up_date", "the range from "+earliest.String()+" to "+latest.String()+" has "+string(wire.AppendInt(nil, int64(latest-earliest)+1))+" start dates; a calendar covers at most 63 (latest_pick_up_date at most 62 days after earliest_pick_up_date), so ask for "+earliest.String()+" to "+last.String()+" and then the rest")
+		c.suggestParams("latest_pick_up_date", last, "", 0, "the first 63 start dates of the range")
+		return rental.InvalidCode(rental.CodeTooLong, "latest_pick_up_date", "the range from "+earliest.String()+" to "+latest.String()+" has "+string(jsonw.AppendInt(nil, int64(latest-earliest)+1))+" start dates; a calendar covers at most 63 (latest_pick_up_date at most 62 days after earliest_pick_up_date), so ask for "+earliest.String()+" to "+last.String()+" and then the rest")
 	}
-	// The ETag comes from what the answer is a function of (the catalog, the inventory
-	// version, today's date and the parsed parameters), not from the body: hashing
-	// ~476 KB of the largest answer byte by byte was 58% of its time natively, and a
-	// client that has the answer gets its 304 without the 252 searches.
-	etag := s.calendarETag(&sr, earliest, latest, lengths)
-	if notModified(req, etag) {
-		s.notModifiedAnswer(w, s.op.Cache, etag)
-		return nil
-	}
-	filtered := s.filter != (rental.Filter{})
-	b := wire.PutByte(w.Body, '[')
+	return nil
+}
+
+// appendCalendar appends the calendar's days to b: for each start date from earliest
+// to latest and each hire length, the vehicles free for it (sr's dates move along).
+func (s *Server) appendCalendar(c *call, b []byte, sr *rental.Search, earliest, latest rental.Date, lengths []int) []byte {
+	filtered := c.filter != (rental.Filter{})
+	b = jsonw.PutByte(b, '[')
 	n := 0
 	for d := earliest; d <= latest; d++ {
 		for _, days := range lengths {
 			sr.PickUp, sr.DropOff = d, d.AddDays(days-1)
-			// A day a rule rules out: its error comes from the cache after the first time
-			// (building the message allocates; the rules depend only on the key).
-			key := dayKey{sr.PickUpDepot, sr.DropOffDepot, sr.PickUp, sr.DropOff, sr.Today}
-			if e = s.dayFail(&key); e != nil {
-				s.offers = s.offers[:0]
-			} else if s.offers, e = s.cat.AvailabilityFiltered(sr, &s.filter, s.offers[:0]); e != nil {
-				s.keepDayFail(&key, e)
-			}
-			sortOffers(s.offers, sortPrice)
+			e := s.calendarOffers(c, sr)
 			if n > 0 {
-				b = wire.PutByte(b, ',')
+				b = jsonw.PutByte(b, ',')
 			}
 			n++
-			b = wire.Put(b, `{"pick_up_date":"`)
-			b = sr.PickUp.AppendTo(b)
-			b = wire.Put(b, `","drop_off_date":"`)
-			b = sr.DropOff.AppendTo(b)
-			b = wire.Put(b, `","days":`)
-			b = wire.AppendInt(b, int64(days))
-			b = wire.Put(b, `,"vehicles":[`)
-			for i := range s.offers {
-				o := &s.offers[i]
-				if i > 0 {
-					b = wire.PutByte(b, ',')
-				}
-				b = wire.PutBytes(b, s.vehicleJSON(o).cal)
-				b = appendFees(b, o)
-				b = wire.PutByte(b, '}')
-			}
-			b = wire.PutByte(b, ']')
-			switch {
-			case e != nil:
-				b = wire.AppendMember(b, `,"reason":`, e.Message)
-				b = wire.Put(b, `,"code":"`)
-				b = wire.Put(b, e.DefaultCode())
-				b = wire.PutByte(b, '"')
-			case len(s.offers) == 0 && filtered:
-				b = wire.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
-			case len(s.offers) == 0:
-				b = wire.Put(b, `,"reason":"`+reasonNoneFree+`"`)
-			}
-			b = wire.PutByte(b, '}')
+			b = s.appendCalendarDay(c, b, sr, days, e, filtered)
 		}
 	}
-	w.Body = wire.PutByte(b, ']')
-	w.Status = 200
-	s.common(w, s.op.Cache)
-	w.SetHeader("etag", etag)
-	return nil
+	return jsonw.PutByte(b, ']')
+}
+
+// calendarOffers puts the vehicles free for search sr into c.offers, cheapest first,
+// or returns the error of a rule that rules the day out. Such an error comes from the
+// cache after the first time (building the message allocates; the rules depend only
+// on the key).
+func (s *Server) calendarOffers(c *call, sr *rental.Search) (e *rental.Error) {
+	key := dayKey{sr.PickUpDepot, sr.DropOffDepot, sr.PickUp, sr.DropOff, sr.Today}
+	if e = s.dayFail(&key); e != nil {
+		c.offers = c.offers[:0]
+	} else if c.offers, e = s.cat.AvailabilityFiltered(*sr, &c.filter, c.offers[:0]); e != nil {
+		s.keepDayFail(&key, e)
+	}
+	sortOffers(c.offers, sortPrice)
+	return e
+}
+
+// appendCalendarDay appends one day of the calendar: search sr's dates, its hire
+// length, the vehicles in c.offers, and why there are none when there are none (e, or
+// the filters when filtered).
+func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
+	b = jsonw.Put(b, `{"pick_up_date":"`)
+	b = sr.PickUp.AppendTo(b)
+	b = jsonw.Put(b, `","drop_off_date":"`)
+	b = sr.DropOff.AppendTo(b)
+	b = jsonw.Put(b, `","days":`)
+	b = jsonw.AppendInt(b, int64(days))
+	b = jsonw.Put(b, `,"vehicles":[`)
+	for i := range c.offers {
+		o := &c.offers[i]
+		if i > 0 {
+			b = jsonw.PutByte(b, ',')
+		}
+		b = jsonw.PutBytes(b, s.vehicleJSON(o).cal)
+		b = appendFees(b, o)
+		b = jsonw.PutByte(b, '}')
+	}
+	b = jsonw.PutByte(b, ']')
+	switch {
+	case e != nil:
+		b = jsonw.AppendMember(b, `,"reason":`, e.Message)
+		b = jsonw.Put(b, `,"code":"`)
+		b = jsonw.Put(b, e.DefaultCode())
+		b = jsonw.PutByte(b, '"')
+	case len(c.offers) == 0 && filtered:
+		b = jsonw.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
+	case len(c.offers) == 0:
+		b = jsonw.Put(b, `,"reason":"`+reasonNoneFree+`"`)
+	}
+	return jsonw.PutByte(b, '}')
 }
 
 // calendarETag returns the strong ETag of a calendar answer from its inputs: the
 // catalog's version, the inventory version, New Zealand's date (the date rules depend
 // on it) and every parsed parameter. The same inputs give the same bytes.
-func (s *Server) calendarETag(sr *rental.Search, earliest, latest rental.Date, lengths []int) string {
-	k := wire.Put(s.etagKey[:0], "cal:")
-	k = wire.AppendInt(k, sr.PickUpDepot)
-	k = wire.PutByte(k, ':')
-	k = wire.AppendInt(k, sr.DropOffDepot)
-	k = wire.PutByte(k, ':')
+func (s *Server) calendarETag(c *call, sr *rental.Search, earliest, latest rental.Date, lengths []int) string {
+	k := jsonw.Put(c.etagKey[:0], "cal:")
+	k = jsonw.AppendInt(k, sr.PickUpDepot)
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, sr.DropOffDepot)
+	k = jsonw.PutByte(k, ':')
 	k = earliest.AppendTo(k)
 	k = latest.AppendTo(k)
 	k = sr.Today.AppendTo(k)
 	for _, n := range lengths {
-		k = wire.PutByte(k, ',')
-		k = wire.AppendInt(k, int64(n))
+		k = jsonw.PutByte(k, ',')
+		k = jsonw.AppendInt(k, int64(n))
 	}
-	f := &s.filter
-	k = wire.PutByte(k, ':')
-	k = wire.AppendInt(k, int64(f.MinBerths))
-	k = wire.PutByte(k, ':')
-	k = wire.Put(k, f.Transmission)
-	k = wire.PutByte(k, ':')
-	k = wire.Put(k, f.Class)
-	k = wire.PutByte(k, ':')
-	k = wire.AppendInt(k, f.MaxTotalCents)
-	k = wire.PutByte(k, ':')
-	k = wire.AppendInt(k, f.VehicleID)
-	s.etagKey = k
-	h := wire.FNV64a(wire.FNVOffset, s.cat.Version())
-	h = wire.FNV64a(h, s.invVersion)
-	h = wire.FNV64a(h, wire.BytesString(k))
-	s.searchETag = wire.PutByte(wire.AppendHex64(wire.PutByte(s.searchETag[:0], '"'), h), '"')
-	return wire.BytesString(s.searchETag)
+	f := &c.filter
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, int64(f.MinBerths))
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.Put(k, f.Transmission)
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.Put(k, f.Class)
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, f.MaxTotalCents)
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, f.VehicleID)
+	c.etagKey = k
+	h := text.FNV64a(text.FNVOffset, s.cat.Version())
+	h = text.FNV64a(h, s.invVersion)
+	h = text.FNV64a(h, text.BytesString(k))
+	c.searchETag = jsonw.PutByte(text.AppendHex64(jsonw.PutByte(c.searchETag[:0], '"'), h), '"')
+	return text.BytesString(c.searchETag)
 }
 
 // dayKey is what decides whether a rule rules out every vehicle on a calendar day: the
@@ -220,23 +255,23 @@ func (s *Server) keepDayFail(k *dayKey, e *rental.Error) {
 }
 
 // calendarDays reads days: one hire length or a comma list of up to 4, each 1 to the
-// longest hire without a leading zero, no repeats; returned ascending in s.lengths.
-func (s *Server) calendarDays() ([]int, *rental.Error) {
-	raw, ok := s.q.get("days")
+// longest hire without a leading zero, no repeats; returned ascending in c.lengths.
+func (s *Server) calendarDays(c *call) ([]int, *rental.Error) {
+	raw, ok := c.q.get("days")
 	if !ok {
 		return nil, rental.InvalidCode(rental.CodeMissingParameter, "days", "missing required query parameter days (a hire length in days, such as 10, or a comma list of up to 4, such as 7,10,14)")
 	}
 	max := s.cat.MaxHireDays()
-	ls := s.lengths[:0]
+	ls := c.lengths[:0]
 	for v := raw; ; {
 		item := v
 		i := strings.IndexByte(v, ',')
 		if i >= 0 {
 			item, v = v[:i], v[i+1:]
 		}
-		n, j := wire.ScanDigits(item, int64(max)+1)
+		n, j := text.ScanDigits(item, int64(max)+1)
 		if item == "" || item[0] == '0' || j != len(item) || n < 1 || n > int64(max) { // no leading zero: the pattern of openapi.json
-			return nil, rental.Invalid("days", "query parameter days must be hire lengths from 1 to "+string(wire.AppendInt(nil, int64(max)))+" days, one or a comma list such as 7,10,14, got "+wire.QuoteClean(raw))
+			return nil, rental.Invalid("days", "query parameter days must be hire lengths from 1 to "+string(jsonw.AppendInt(nil, int64(max)))+" days, one or a comma list such as 7,10,14, got "+text.QuoteClean(raw))
 		}
 		if len(ls) == maxCalendarLengths {
 			return nil, rental.InvalidCode(rental.CodeTooMany, "days", "query parameter days lists more than 4 hire lengths (the limit of one calendar)")
@@ -254,38 +289,6 @@ func (s *Server) calendarDays() ([]int, *rental.Error) {
 			break
 		}
 	}
-	s.lengths = ls
+	c.lengths = ls
 	return ls, nil
-}
-
-// suggestParams adds one suggestion: the current operation with the date parameter k1
-// set to v1 (and k2 to v2 when k2 is not ""), every other parameter as given.
-func (s *Server) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Date, reason string) {
-	if len(s.sugg) == cap(s.sugg) {
-		s.sugg = append(s.sugg, suggestion{})
-	} else {
-		s.sugg = s.sugg[:len(s.sugg)+1]
-	}
-	g := &s.sugg[len(s.sugg)-1]
-	b := wire.Put(g.url[:0], s.op.Path)
-	sep := byte('?')
-	for i := 0; i < s.q.n; i++ {
-		p := &s.q.p[i]
-		if p.val == "" {
-			continue
-		}
-		b = append(b, sep)
-		sep = '&'
-		b = appendQueryEscape(b, p.key)
-		b = wire.PutByte(b, '=')
-		switch p.key {
-		case k1:
-			b = v1.AppendTo(b)
-		case k2:
-			b = v2.AppendTo(b)
-		default:
-			b = appendQueryEscape(b, p.val)
-		}
-	}
-	g.url, g.reason = b, reason
 }

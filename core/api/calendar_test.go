@@ -1,8 +1,8 @@
 package api
 
 import (
+	. "github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
-	. "github.com/campervan/agent-api/core/wire"
 
 	"encoding/json"
 	"fmt"
@@ -34,7 +34,7 @@ func getCalendar(t *testing.T, s *Server, query string) []calendarEntry {
 
 const doneWhen = "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic"
 
-// TestCalendarDoneWhen is the question: 4+ berths, automatic, Auckland round
+// TestCalendarDoneWhen is the calendar's reference question: 4+ berths, automatic, Auckland round
 // trip, 10 days, any start from 2027-03-15 to 2027-03-31, cheapest first. Every total
 // equals the quote's without extras and the availability search's.
 func TestCalendarDoneWhen(t *testing.T) {

@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/quotetoken"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Config is the service's configuration, read once per instance from the Worker's
@@ -54,7 +55,7 @@ func DefaultConfig() Config {
 
 // Vars are the names of the Worker vars ConfigFromVars reads (QUOTE_SIGNING_KEYS is a
 // secret: `wrangler secret put`, or .dev.vars under `make dev`, never wrangler.toml). Every shell passes
-// these (worker/glue.mjs and wrangler.toml are held to this list by a test in worker/).
+// these (worker/glue/instance.mjs and wrangler.toml are held to this list by a test in worker/).
 var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
 	"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
 	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"}
@@ -68,7 +69,7 @@ var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
 // set: MAINTENANCE is "true"/"false", MCP_ALLOWED_ORIGINS comma-separated origins, the
 // *_SECONDS and RATE_LIMIT_* vars positive integers. Other names are ignored; a bad
 // value is an error naming the var.
-func ConfigFromVars(vars []wire.Header) (Config, error) {
+func ConfigFromVars(vars []abi.Header) (Config, error) {
 	c := DefaultConfig()
 	ints := [...]struct {
 		name string
@@ -94,7 +95,7 @@ func ConfigFromVars(vars []wire.Header) (Config, error) {
 			c.WebURL = val
 		case "MAINTENANCE":
 			var ok bool
-			if c.Maintenance, ok = wire.ParseBool(val); !ok {
+			if c.Maintenance, ok = text.ParseBool(val); !ok {
 				err = strconv.ErrSyntax
 			}
 		case "MCP_ALLOWED_ORIGINS":
@@ -133,7 +134,7 @@ func (e *configError) Error() string {
 }
 
 func positive(s string) (int64, error) {
-	n, ok := wire.ParseInt(s)
+	n, ok := text.ParseInt(s)
 	if !ok {
 		return n, strconv.ErrSyntax
 	}
@@ -147,7 +148,7 @@ func positive(s string) (int64, error) {
 // each must be http(s)://host with no path. Trailing slashes are dropped.
 //
 // Not inlined: V8 compiles a wasm function whole on its first call, and ConfigFromVars
-// runs before every isolate's first answer (issue 16).
+// runs before every isolate's first answer.
 //
 //go:noinline
 func origins(s string) ([]string, error) {
@@ -172,7 +173,7 @@ func origins(s string) ([]string, error) {
 // trimSlashes is strings.TrimRight(s, "/"), and hasAnyByte strings.ContainsAny for an
 // ASCII set: ConfigFromVars runs before every isolate's first answer, and V8 compiles
 // each wasm function it calls then; strings' general forms (an ASCII set built per
-// call, TrimRight's cutset cases) were 0.8 KB of that (issue 16, session 32).
+// call, TrimRight's cutset cases) are more code to compile.
 func trimSlashes(s string) string {
 	for len(s) > 0 && s[len(s)-1] == '/' {
 		s = s[:len(s)-1]

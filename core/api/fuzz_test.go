@@ -1,6 +1,6 @@
 package api
 
-// Fuzz targets of the request path (issue 7): the query parser, ids, accessory_ids,
+// Fuzz targets of the request path: the query parser, ids, accessory_ids,
 // date parameters, the ABI decoder and the whole handler. Each asserts properties, not
 // just "no panic": TinyGo cannot recover a panic on wasm, so a panic here is a trapped
 // Worker instance there. Seeds live in testdata/fuzz/FuzzXxx/ (where go test reads
@@ -9,10 +9,10 @@ package api
 // Catalog.Quote directly.
 
 import (
+	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/quotetoken"
 	. "github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
-	. "github.com/campervan/agent-api/core/wire"
 
 	"bytes"
 	"encoding/json"
@@ -60,7 +60,7 @@ func checkMessage(t *testing.T, where, msg, input string) {
 	if !utf8.ValidString(msg) {
 		t.Fatalf("%s: message is not valid UTF-8: %q", where, msg)
 	}
-	body := wire.AppendJSONString(nil, msg)
+	body := jsonw.AppendJSONString(nil, msg)
 	if !json.Valid(body) {
 		t.Fatalf("%s: message does not encode as valid JSON: %s", where, body)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/wire"
+	. "github.com/campervan/agent-api/core/abi"
 )
 
 // The whole request path natively: decode nothing (the Request is built), route, parse,
@@ -60,7 +60,7 @@ const calendarLargest = "/api/agent/vehicles/availability/calendar?pick_up_depot
 
 func BenchmarkHandleCalendarLargest(b *testing.B) { benchHandle(b, calendarLargest) }
 
-// The issue's done-when question: 17 start dates, one length, two filters.
+// The calendar's reference question (TestCalendarDoneWhen): 17 start dates, one length, two filters.
 func BenchmarkHandleCalendarDoneWhen(b *testing.B) {
 	benchHandle(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-15&latest_pick_up_date=2027-03-31&days=10&min_berths=4&transmission=automatic")
 }

@@ -60,12 +60,7 @@ func d(s string) Date {
 	return x
 }
 
-// search builds a Search on the bundled data with today = testToday.
-func search(from, to int64, pickUp, dropOff string) Search {
-	return Search{PickUpDepot: from, DropOffDepot: to, PickUp: d(pickUp), DropOff: d(dropOff), Today: testToday}
-}
-
-// maxEcho is how many runes of client input a message echoes (wire.Clean).
+// maxEcho is how many runes of client input a message echoes (text.Clean).
 const maxEcho = 40
 
 // testQuoteKeys is the quote signing key of the tests and of `make dev`'s first

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
-	. "github.com/campervan/agent-api/core/wire"
 )
 
-// The live inventory in the Server (issue 13): a swap between two requests, a bad blob
+// The live inventory in the Server: a swap between two requests, a bad blob
 // rejected with the old inventory kept, an empty inventory, and the provenance every
 // answer carries.
 

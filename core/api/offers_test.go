@@ -6,29 +6,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
 )
 
 // appendOffersReference is the Offer array as the appenders wrote it before the cursor
 // writers (writeOffers): the definition writeOffers must match byte for byte.
-func appendOffersReference(s *Server, b []byte) []byte {
-	b = wire.PutByte(b, '[')
-	for i := range s.offers {
-		o := &s.offers[i]
+func appendOffersReference(s *Server, c *call, b []byte) []byte {
+	b = jsonw.PutByte(b, '[')
+	for i := range c.offers {
+		o := &c.offers[i]
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
 		vj := s.vehicleJSON(o)
-		b = wire.PutBytes(b, vj.head)
-		b = wire.AppendMoney(b, o.DailyRateCents)
-		b = wire.PutBytes(b, vj.mid)
-		b = wire.AppendInt(b, int64(o.Days))
+		b = jsonw.PutBytes(b, vj.head)
+		b = jsonw.AppendMoney(b, o.DailyRateCents)
+		b = jsonw.PutBytes(b, vj.mid)
+		b = jsonw.AppendInt(b, int64(o.Days))
 		b = appendFees(b, o)
-		b = wire.PutBytes(b, s.bookingLink)
-		b = wire.PutBytes(b, vj.idEnd)
+		b = jsonw.PutBytes(b, c.bookingLink)
+		b = jsonw.PutBytes(b, vj.idEnd)
 	}
-	return wire.PutByte(b, ']')
+	return jsonw.PutByte(b, ']')
 }
 
 // TestWriteOffersRoom: writeOffers sizes its room from the parts and the Max* bounds, so
@@ -36,11 +37,12 @@ func appendOffersReference(s *Server, b []byte) []byte {
 // fit without a panic; the bytes equal the appenders' and are the JSON of the offers.
 func TestWriteOffersRoom(t *testing.T) {
 	s := testServer(t, testConfig(), bundledCatalog(t), nil)
+	cl := new(call)
 	vehicles := bundledCatalog(t).Vehicles()
 	extremes := []int64{0, 1, 99, 100, 12345, -1, -12345, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 1 << 40}
 	for _, link := range []string{`,"bookingUrl":"https://x/book?&vehicle_id=`, `,"bookingUrl":"https://` + strings.Repeat("w", 3000) + `/book?vehicle_id=`} {
 		for k, c := range extremes {
-			s.offers = s.offers[:0]
+			cl.offers = cl.offers[:0]
 			for i := range vehicles {
 				v := &vehicles[i]
 				route := extremes[(k+i)%len(extremes)]
@@ -48,19 +50,19 @@ func TestWriteOffersRoom(t *testing.T) {
 				if i%2 == 0 {
 					route, total = 0, c // the copied-digits path of the fees
 				}
-				s.offers = append(s.offers, rental.Offer{Vehicle: v, Index: i, Days: int(extremes[(k+2*i)%len(extremes)] & math.MaxInt32),
+				cl.offers = append(cl.offers, rental.Offer{Vehicle: v, Index: i, Days: int(extremes[(k+2*i)%len(extremes)] & math.MaxInt32),
 					RentalCents: c, DailyRateCents: extremes[(k+i+1)%len(extremes)], RouteCents: route, TotalCents: total})
 			}
-			s.bookingLink = append(s.bookingLink[:0], link...)
+			cl.bookingLink = append(cl.bookingLink[:0], link...)
 			for _, prefix := range []string{"", "already here"} {
-				got := s.writeOffers([]byte(prefix))
-				want := appendOffersReference(s, []byte(prefix))
+				got := s.writeOffers(cl, []byte(prefix))
+				want := appendOffersReference(s, cl, []byte(prefix))
 				if string(got) != string(want) {
 					t.Fatalf("writeOffers (cents %d) =\n%s\nwant\n%s", c, got, want)
 				}
 			}
 			var offers []json.RawMessage
-			if err := json.Unmarshal(s.writeOffers(nil), &offers); err != nil || len(offers) != len(vehicles) {
+			if err := json.Unmarshal(s.writeOffers(cl, nil), &offers); err != nil || len(offers) != len(vehicles) {
 				t.Fatalf("writeOffers (cents %d): %d offers, %v", c, len(offers), err)
 			}
 		}
@@ -69,75 +71,75 @@ func TestWriteOffersRoom(t *testing.T) {
 
 // quoteReference is the quote after its id as the appenders wrote it before the cursor
 // writers (quoteAt): the definition quoteAt must match byte for byte.
-func quoteReference(s *Server, b []byte, id []byte, sr *rental.Search, q *rental.Quote) []byte {
-	b = wire.Put(b, `","expiresAt":"`)
-	b = appendRFC3339(b, s.tok.ExpiresAt)
-	b = wire.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
-	b = wire.AppendMoney(b, q.RentalCents)
-	b = wire.Put(b, `,"routeFee":`)
-	b = wire.AppendMoney(b, q.RouteCents)
-	b = wire.Put(b, `,"accessoriesFee":`)
-	b = wire.AppendMoney(b, q.AccessoriesCents)
-	b = wire.Put(b, `,"insuranceFee":`)
-	b = wire.AppendMoney(b, q.InsuranceCents)
-	b = wire.Put(b, `},"accessories":[`)
+func quoteReference(s *Server, c *call, b []byte, id []byte, sr *rental.Search, q *rental.Quote) []byte {
+	b = jsonw.Put(b, `","expiresAt":"`)
+	b = appendRFC3339(b, c.tok.ExpiresAt)
+	b = jsonw.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
+	b = jsonw.AppendMoney(b, q.RentalCents)
+	b = jsonw.Put(b, `,"routeFee":`)
+	b = jsonw.AppendMoney(b, q.RouteCents)
+	b = jsonw.Put(b, `,"accessoriesFee":`)
+	b = jsonw.AppendMoney(b, q.AccessoriesCents)
+	b = jsonw.Put(b, `,"insuranceFee":`)
+	b = jsonw.AppendMoney(b, q.InsuranceCents)
+	b = jsonw.Put(b, `},"accessories":[`)
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		if i > 0 {
-			b = wire.PutByte(b, ',')
+			b = jsonw.PutByte(b, ',')
 		}
-		b = wire.Put(b, `{"id":`)
-		b = wire.AppendInt(b, a.Accessory.ID)
-		b = wire.AppendMember(b, `,"name":`, a.Accessory.Name)
-		b = wire.Put(b, `,"cost":`)
-		b = wire.AppendMoney(b, a.CostCents)
-		b = wire.Put(b, `,"quantity":`)
-		b = wire.AppendInt(b, int64(a.Quantity))
-		b = wire.PutByte(b, '}')
+		b = jsonw.Put(b, `{"id":`)
+		b = jsonw.AppendInt(b, a.Accessory.ID)
+		b = jsonw.AppendMember(b, `,"name":`, a.Accessory.Name)
+		b = jsonw.Put(b, `,"cost":`)
+		b = jsonw.AppendMoney(b, a.CostCents)
+		b = jsonw.Put(b, `,"quantity":`)
+		b = jsonw.AppendInt(b, int64(a.Quantity))
+		b = jsonw.PutByte(b, '}')
 	}
-	b = wire.Put(b, `],"insurance":`)
+	b = jsonw.Put(b, `],"insurance":`)
 	if q.Insurance == nil {
-		b = wire.Put(b, "null")
+		b = jsonw.Put(b, "null")
 	} else {
-		b = wire.Put(b, `{"id":`)
-		b = wire.AppendInt(b, q.Insurance.ID)
-		b = wire.AppendMember(b, `,"name":`, q.Insurance.Name)
-		b = wire.Put(b, `,"cost":`)
-		b = wire.AppendMoney(b, q.InsuranceCents)
-		b = wire.PutByte(b, '}')
+		b = jsonw.Put(b, `{"id":`)
+		b = jsonw.AppendInt(b, q.Insurance.ID)
+		b = jsonw.AppendMember(b, `,"name":`, q.Insurance.Name)
+		b = jsonw.Put(b, `,"cost":`)
+		b = jsonw.AppendMoney(b, q.InsuranceCents)
+		b = jsonw.PutByte(b, '}')
 	}
-	b = wire.Put(b, `,"totalAmount":`)
-	b = wire.AppendMoney(b, q.TotalCents)
-	b = wire.Put(b, `,"gstIncluded":`)
-	b = wire.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
-	b = wire.Put(b, `,"note":`)
-	b = wire.PutBytes(b, quoteNoteJSON)
-	b = wire.Put(b, `,"vehicleId":`)
-	b = wire.AppendInt(b, q.Vehicle.ID)
-	b = wire.Put(b, `,"days":`)
-	b = wire.AppendInt(b, int64(q.Days))
-	b = wire.Put(b, `,"checkoutUrl":"`)
-	b = wire.AppendInt(s.appendHandoffSearch(b, sr), q.Vehicle.ID)
+	b = jsonw.Put(b, `,"totalAmount":`)
+	b = jsonw.AppendMoney(b, q.TotalCents)
+	b = jsonw.Put(b, `,"gstIncluded":`)
+	b = jsonw.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
+	b = jsonw.Put(b, `,"note":`)
+	b = jsonw.PutBytes(b, quoteNoteJSON)
+	b = jsonw.Put(b, `,"vehicleId":`)
+	b = jsonw.AppendInt(b, q.Vehicle.ID)
+	b = jsonw.Put(b, `,"days":`)
+	b = jsonw.AppendInt(b, int64(q.Days))
+	b = jsonw.Put(b, `,"checkoutUrl":"`)
+	b = jsonw.AppendInt(s.appendHandoffSearch(c, b, sr), q.Vehicle.ID)
 	if q.Insurance != nil {
-		b = wire.Put(b, "&insurance_id=")
-		b = wire.AppendInt(b, q.Insurance.ID)
+		b = jsonw.Put(b, "&insurance_id=")
+		b = jsonw.AppendInt(b, q.Insurance.ID)
 	}
 	if len(q.Accessories) > 0 {
-		b = wire.Put(b, "&accessory_ids=")
+		b = jsonw.Put(b, "&accessory_ids=")
 		n := 0
 		for _, a := range q.Accessories {
 			for k := 0; k < a.Quantity; k++ {
 				if n > 0 {
-					b = wire.PutByte(b, ',')
+					b = jsonw.PutByte(b, ',')
 				}
-				b = wire.AppendInt(b, a.Accessory.ID)
+				b = jsonw.AppendInt(b, a.Accessory.ID)
 				n++
 			}
 		}
 	}
-	b = wire.Put(b, "&quote_id=")
-	b = wire.PutBytes(b, id)
-	return wire.Put(b, `"}`)
+	b = jsonw.Put(b, "&quote_id=")
+	b = jsonw.PutBytes(b, id)
+	return jsonw.Put(b, `"}`)
 }
 
 // TestQuoteAtRoom: quoteRoom bounds quoteAt for the largest values a quote can carry
@@ -149,6 +151,7 @@ func TestQuoteAtRoom(t *testing.T) {
 		cfg := testConfig()
 		cfg.WebURL = webURL
 		s := testServer(t, cfg, bundledCatalog(t), nil)
+		cl := new(call)
 		evil := strings.Repeat("<\x01\"\\&\n", 30)
 		vehicle := &rental.Vehicle{ID: math.MaxInt64}
 		for k, c := range []int64{0, 12345, -1, math.MaxInt64, math.MinInt64} {
@@ -163,12 +166,12 @@ func TestQuoteAtRoom(t *testing.T) {
 					q.Insurance = &rental.InsurancePlan{ID: math.MinInt64 + 1, Name: evil}
 				}
 				sr := &rental.Search{PickUpDepot: math.MinInt64, DropOffDepot: math.MaxInt64, PickUp: rental.Date(math.MinInt32), DropOff: rental.Date(math.MaxInt32)}
-				s.tok.ExpiresAt = []int64{math.MaxInt64 / 2, -1, 0, 1 << 40, -(1 << 40)}[k]
+				cl.tok.ExpiresAt = []int64{math.MaxInt64 / 2, -1, 0, 1 << 40, -(1 << 40)}[k]
 				id := []byte(strings.Repeat("Q", 200))
 				need := s.quoteRoom(len(id), q)
 				buf := make([]byte, 7+need)
-				n := s.quoteAt(buf, 7, id, sr, q)
-				want := quoteReference(s, nil, id, sr, q)
+				n := s.quoteAt(cl, buf, 7, id, sr, q)
+				want := quoteReference(s, cl, nil, id, sr, q)
 				if got := buf[7:n]; string(got) != string(want) {
 					t.Fatalf("quoteAt (cents %d, %d lines) =\n%s\nwant\n%s", c, lines, got, want)
 				}
@@ -199,7 +202,7 @@ func TestLinkDatesFollowTheQuery(t *testing.T) {
 			target = c.path + "?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=" + c.from + "&latest_pick_up_date=" + c.to + "&days=7"
 			want = ""
 		}
-		r := do(s, "GET", target, wire.Header{Name: "cf-connecting-ip", Value: "203.0.113.44"})
+		r := do(s, "GET", target, abi.Header{Name: "cf-connecting-ip", Value: "203.0.113.44"})
 		if r.Status != 200 {
 			t.Fatalf("GET %s: %d %s", target, r.Status, r.Body)
 		}

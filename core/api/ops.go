@@ -3,9 +3,10 @@ package api
 import (
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // The operations of the API, declared once. Routing (match), the accepted-parameter
@@ -15,7 +16,7 @@ import (
 // required flags).
 //
 // Adding an operation is one row here plus its handler (a Server method with the
-// signature of Op.handle that reads its parameters through s.q, calls s.checkParams
+// signature of Op.handle that reads its parameters through c.q, calls c.checkParams
 // once it has read them all, and writes its answer into w), plus its description in
 // openapi.json.
 
@@ -57,8 +58,10 @@ type Op struct {
 	// a tool, and is not listed among the index's operations either. Tool.Path and
 	// Tool.PathParam are filled from Path.
 	Tool mcp.Tool
-	// handle answers the operation; pathParam is the path parameter's segment.
-	handle func(s *Server, req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error
+	// handle answers the operation of request c (its query parsed into c.q): nil after
+	// writing a 2xx/304 into w, or the error to answer with. pathParam is the path
+	// parameter's segment.
+	handle func(s *Server, c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error
 
 	// Derived from the above by init.
 	prefix, suffix string // Path around its path parameter
@@ -124,9 +127,8 @@ var (
 // init derives the table's computed fields. It never grows a slice with append: TinyGo
 // runs a package's initialisers at compile time (its interp pass) unless one of them
 // does something interp cannot, such as append's growth (math/bits.Len), and then the
-// whole package's initialisation runs in every isolate at start instead (issue 16: this
-// table, copied field by field, was most of the module's _initialize). Every slice
-// here is made at its final length.
+// whole package's initialisation runs in every isolate at start instead (this table
+// copied field by field). Every slice here is made at its final length.
 func init() {
 	n := 0
 	for i := range ops {
@@ -158,8 +160,8 @@ func init() {
 }
 
 // opList is ops as a slice whose length the compiler does not take as a constant: a
-// loop over the array itself is unrolled into one copy of its body per operation
-// (3 KB of code, compiled by V8 before an isolate's first answer: issue 16).
+// loop over the array itself is unrolled into one copy of its body per operation,
+// code V8 compiles before an isolate's first answer.
 var opList = ops[:]
 
 // match returns the operation for a path below the base path (-1 for none) and its
@@ -171,7 +173,7 @@ func match(rest string) (op int, pathParam string) {
 	for i := range opList {
 		o := &opList[i]
 		if o.pathParam == "" {
-			if len(rest) == len(o.Path) && wire.Same(rest, o.Path) { // a word at a time
+			if len(rest) == len(o.Path) && text.Same(rest, o.Path) { // a word at a time
 				return i, ""
 			}
 			continue
@@ -185,63 +187,26 @@ func match(rest string) (op int, pathParam string) {
 	return -1, ""
 }
 
-// run answers operation i with the query already in s.q.
-func (s *Server) run(i int, req *wire.Request, w *wire.Response, pathParam string, nowMs int64) *rental.Error {
-	s.op = &ops[i]
-	return s.op.handle(s, req, w, pathParam, nowMs)
+// run answers operation i of request c, its query already in c.q.
+func (s *Server) run(c *call, i int, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+	c.op = &ops[i]
+	return c.op.handle(s, c, req, w, pathParam, nowMs)
 }
 
 // checkParams refuses a query parameter the operation did not read (call it once the
 // operation has read all of its parameters).
 //
 //go:inline
-func (s *Server) checkParams() *rental.Error { return s.q.unknown(s.op.accepted) }
+func (c *call) checkParams() *rental.Error { return c.q.unknown(c.op.accepted) }
 
-// hint returns where the values of the current operation's parameter key come from
-// ("a depot id from GET {base}/depots"), or "" for a parameter that is not an id. Made
-// only for the message of a missing parameter, not per Server.
-func (s *Server) hint(key string) string {
-	for _, p := range s.op.Params {
+// hint returns where the values of c's operation's parameter key come from ("a depot
+// id from GET {base}/depots"), or "" for a parameter that is not an id. Made only for
+// the message of a missing parameter, not per Server.
+func (s *Server) hint(c *call, key string) string {
+	for _, p := range c.op.Params {
 		if p.Name == key && p.What != "" {
 			return p.What + " from GET " + s.cfg.BasePath + p.From
 		}
 	}
 	return ""
-}
-
-// appendIndex writes the index: what the API is, its document and its operations
-// (those that are MCP tools: the ones an agent calls).
-func appendIndex(b []byte, base string) []byte {
-	b = append(b, `{"name":"Campervan rental agent API","version":"1.0.0","description":"Read-only discovery and pricing of New Zealand campervan hires: list depots, search available vehicles, list a vehicle's accessories and insurance plans, then get a price quote, and check a quote by its signed id before checkout. Nothing is booked through this API; quotes carry a checkoutUrl for the website.","openapi":`...)
-	b = wire.AppendJSONString(b, base+"/openapi.json")
-	b = append(b, `,"operations":[`...)
-	for i, t := range tools {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = wire.AppendJSONString(b, "GET "+base+t.Path)
-	}
-	return append(b, "]}"...)
-}
-
-// mcpOps is the Server as the MCP endpoint sees it (mcp.Operations).
-type mcpOps struct{ s *Server }
-
-func (o mcpOps) OpenAPI() []byte {
-	o.s.docs()
-	return o.s.openapi.body
-}
-
-func (o mcpOps) Run(tool int, pathParam string, query []byte, out *wire.Response, nowMs int64) (string, bool) {
-	s := o.s
-	s.sugg = s.sugg[:0]
-	e := s.q.parse(wire.BytesString(query))
-	if e == nil {
-		s.mcpReq = wire.Request{Method: "GET"}
-		e = s.run(toolOp[tool], &s.mcpReq, out, pathParam, nowMs)
-	}
-	if e != nil {
-		return s.toolText(e.Message), false
-	}
-	return "", true
 }

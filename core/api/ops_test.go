@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/wire"
+	. "github.com/campervan/agent-api/core/abi"
 
 	"encoding/json"
 	"slices"

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Limits on what a request may carry; each is named in the 400 that enforces it.
@@ -32,17 +32,15 @@ type query struct {
 
 // parse splits raw ("a=1&b=2") into q. Repeated keys are an error naming the key.
 // One pass over raw finds each pair's '&', its first '=' and whether it has a '%' or
-// '+' to decode (strings.IndexByte twice and unescape's own scan of key and value
-// looked at every byte three times: 2.2 K instructions of a search's 6.1 K in the query).
-// The pass reads eight bytes at a time and stops only at those four (queryStops): a
-// byte at a time, a quote's 128-byte query took ~2.7 K instructions under V8.
+// '+' to decode, rather than a scan for each. It reads eight bytes at a time and stops
+// only at those four bytes (queryStops): each byte load in wasm is a bounds check.
 func (q *query) parse(raw string) *rental.Error {
 	q.n, q.next, q.seen = 0, 0, 0
 	q.buf = q.buf[:0]
 	start, eq, esc := 0, -1, false
 	for i := 0; i < len(raw); i++ {
 		if i+8 <= len(raw) {
-			m := queryStops(wire.Load64(raw, i))
+			m := queryStops(text.Load64(raw, i))
 			if m == 0 {
 				i += 7 // and the loop's i++: the next eight
 				continue
@@ -103,13 +101,12 @@ func (q *query) add(pair string, eq int, esc bool) *rental.Error {
 	}
 	// A repeat is looked for among the keys before only when one of them had the same
 	// bit (keyBit): the operations' own keys have bits of their own, so a request that
-	// repeats none scans nothing (issue 16, session 32: the scan was ~12 instructions a
-	// pair before, 21 of them for a quote's 7 keys).
+	// repeats none scans nothing.
 	bit := keyBit(key)
 	if q.seen&bit != 0 {
 		for i := 0; i < q.n; i++ {
 			// the lengths first, here: keys mostly differ in length, and Same is a call
-			if k := q.p[i].key; len(k) == len(key) && wire.Same(k, key) {
+			if k := q.p[i].key; len(k) == len(key) && text.Same(k, key) {
 				return pairError(pairRepeated, key)
 			}
 		}
@@ -141,8 +138,8 @@ const (
 
 // pairError is the error of a query pair. The messages of the parameter checks are
 // built out of line (here and in invalidGot, idError, dateParamError): V8 compiles a
-// function whole on its first call, and the concatenations were most of add, parseID,
-// parseDateParam and filter, compiled by every isolate's first search (issue 16).
+// function whole on its first call, and every isolate's first search calls add,
+// parseID, parseDateParam and filter, so their error paths stay out of them.
 //
 //go:noinline
 func pairError(what int, key string) *rental.Error {
@@ -153,11 +150,11 @@ func pairError(what int, key string) *rental.Error {
 		if key == "" {
 			return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a malformed percent-escape in a parameter without a name")
 		}
-		return rental.Invalid(key, "query parameter "+wire.Clean(key)+" has a malformed percent-escape")
+		return rental.Invalid(key, "query parameter "+text.Clean(key)+" has a malformed percent-escape")
 	case pairNoName:
 		return rental.InvalidCode(rental.CodeInvalidRequest, "query", "the query string has a parameter without a name (\"=...\"); give name=value pairs")
 	case pairRepeated:
-		return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+wire.Clean(key)+" is given more than once; give it once")
+		return rental.InvalidCode(rental.CodeRepeatedParameter, key, "query parameter "+text.Clean(key)+" is given more than once; give it once")
 	}
 	return rental.InvalidCode(rental.CodeTooMany, "query", "too many query parameters (the limit is 16)")
 }
@@ -167,7 +164,7 @@ func pairError(what int, key string) *rental.Error {
 //
 //go:noinline
 func invalidGot(param, msg1, msg2, v string) *rental.Error {
-	return rental.Invalid(param, msg1+msg2+", got "+wire.QuoteClean(v))
+	return rental.Invalid(param, msg1+msg2+", got "+text.QuoteClean(v))
 }
 
 // missing is the error of a required parameter that is not given; what says where
@@ -197,15 +194,15 @@ func (q *query) unescape(s string) (string, bool) {
 		case '+':
 			c = ' '
 		case '%':
-			if i+2 >= len(s) || wire.Unhex(s[i+1]) < 0 || wire.Unhex(s[i+2]) < 0 {
+			if i+2 >= len(s) || text.Unhex(s[i+1]) < 0 || text.Unhex(s[i+2]) < 0 {
 				return "", false
 			}
-			c = byte(wire.Unhex(s[i+1])<<4 | wire.Unhex(s[i+2]))
+			c = byte(text.Unhex(s[i+1])<<4 | text.Unhex(s[i+2]))
 			i += 2
 		}
 		q.buf = append(q.buf, c)
 	}
-	return wire.BytesString(q.buf[start:]), true
+	return text.BytesString(q.buf[start:]), true
 }
 
 // get returns the value of key and whether it was given, and marks it used. An
@@ -214,7 +211,7 @@ func (q *query) unescape(s string) (string, bool) {
 // pair after the one it found last, round to the start (keys are unique: add refuses a
 // repeated one): a client that sends the parameters in the order the operation reads
 // them, as the OpenAPI document and the examples list them, has each found at the
-// first compare instead of after all those before it (issue 16, session 29).
+// first compare instead of after all those before it.
 //
 //go:inline
 func (q *query) get(key string) (string, bool) {
@@ -223,7 +220,7 @@ func (q *query) get(key string) (string, bool) {
 		if i >= n {
 			i = 0
 		}
-		if k := q.p[i].key; len(k) == len(key) && wire.Same(k, key) {
+		if k := q.p[i].key; len(k) == len(key) && text.Same(k, key) {
 			q.p[i].used = true
 			q.next = i + 1
 			return q.p[i].val, q.p[i].val != ""
@@ -239,9 +236,9 @@ func (q *query) unknown(accepted string) *rental.Error {
 		if !q.p[i].used {
 			k := q.p[i].key
 			if accepted == "" {
-				return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation takes no query parameters")
+				return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+text.QuoteClean(k)+"; this operation takes no query parameters")
 			}
-			return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+wire.QuoteClean(k)+"; this operation accepts "+accepted)
+			return rental.InvalidCode(rental.CodeUnknownParameter, k, "unknown query parameter "+text.QuoteClean(k)+"; this operation accepts "+accepted)
 		}
 	}
 	return nil
@@ -249,10 +246,10 @@ func (q *query) unknown(accepted string) *rental.Error {
 
 // requiredID reads a required positive integer parameter of the current operation; a
 // missing one's message says where its values come from (hint).
-func (s *Server) requiredID(key string) (int64, *rental.Error) {
-	v, ok := s.q.get(key)
+func (s *Server) requiredID(c *call, key string) (int64, *rental.Error) {
+	v, ok := c.q.get(key)
 	if !ok {
-		return 0, missing(key, s.hint(key))
+		return 0, missing(key, s.hint(c, key))
 	}
 	return parseID(key, "query parameter ", v)
 }
@@ -272,7 +269,7 @@ func (q *query) optionalID(key string) (int64, *rental.Error) {
 //
 //go:inline
 func parseID(param, kind, v string) (int64, *rental.Error) {
-	n, i := wire.ScanDigits(v, maxID)
+	n, i := text.ScanDigits(v, maxID)
 	if i == len(v) && n > 0 {
 		return n, nil
 	}
@@ -288,11 +285,11 @@ func idError(param, kind, v string, i int) *rental.Error {
 	case v == "":
 		return rental.Invalid(param, what+" is empty; it must be a positive integer")
 	case i < len(v) && (v[i] < '0' || v[i] > '9'):
-		return rental.Invalid(param, what+" must be a positive integer, got "+wire.QuoteClean(v))
+		return rental.Invalid(param, what+" must be a positive integer, got "+text.QuoteClean(v))
 	case i < len(v):
-		return rental.Invalid(param, what+" is out of range: ids are 1 to 2147483647, got "+wire.QuoteClean(v))
+		return rental.Invalid(param, what+" is out of range: ids are 1 to 2147483647, got "+text.QuoteClean(v))
 	}
-	return rental.Invalid(param, what+" must be a positive integer (1 or more), got "+wire.QuoteClean(v))
+	return rental.Invalid(param, what+" must be a positive integer (1 or more), got "+text.QuoteClean(v))
 }
 
 // requiredDate reads a required YYYY-MM-DD parameter.
@@ -325,13 +322,13 @@ func parseDateParam(key, v string) (rental.Date, *rental.Error) {
 //go:noinline
 func dateParamError(key, v string) *rental.Error {
 	if len(v) != 10 || v[4] != '-' || v[7] != '-' || !allDigits(v[0:4]) || !allDigits(v[5:7]) || !allDigits(v[8:10]) {
-		return rental.Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+wire.QuoteClean(v))
+		return rental.Invalid(key, "query parameter "+key+" must be a date in the form YYYY-MM-DD, got "+text.QuoteClean(v))
 	}
-	return rental.Invalid(key, "query parameter "+key+" is not a real calendar date, got "+wire.QuoteClean(v))
+	return rental.Invalid(key, "query parameter "+key+" is not a real calendar date, got "+text.QuoteClean(v))
 }
 
 func allDigits(s string) bool {
-	_, i := wire.ScanDigits(s, 1<<62)
+	_, i := text.ScanDigits(s, 1<<62)
 	return i == len(s)
 }
 
@@ -373,7 +370,7 @@ func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
 			}
 		}
 		if !merged {
-			dst = wire.Push(dst, rental.Pick{ID: id, Quantity: 1})
+			dst = text.Push(dst, rental.Pick{ID: id, Quantity: 1})
 		}
 		if v == "" {
 			break
@@ -405,7 +402,7 @@ const (
 func (q *query) filter(f *rental.Filter, classes []string, classList string) *rental.Error {
 	*f = rental.Filter{}
 	if v, ok := q.get("min_berths"); ok {
-		n, i := wire.ScanDigits(v, 1<<20)
+		n, i := text.ScanDigits(v, 1<<20)
 		if i != len(v) || n < 1 || n > maxBerths {
 			return invalidGot("min_berths", "query parameter min_berths must be an integer from 1 to 20", "", v)
 		}
@@ -444,7 +441,7 @@ func (q *query) filter(f *rental.Filter, classes []string, classList string) *re
 // parseAmount reads a positive NZD amount with at most two decimals ("1600", "1599.5",
 // "1599.50") as cents, up to maxTotalCents.
 func parseAmount(v string) (int64, bool) {
-	whole, i := wire.ScanDigits(v, maxTotalCents/100+1)
+	whole, i := text.ScanDigits(v, maxTotalCents/100+1)
 	if i == 0 || whole > maxTotalCents/100 {
 		return 0, false
 	}
@@ -480,5 +477,5 @@ func (q *query) sortParam() (sortOrder, *rental.Error) {
 	case "berths":
 		return sortBerths, nil
 	}
-	return sortNone, rental.Invalid("sort", "query parameter sort must be "+sortAccepted+", got "+wire.QuoteClean(v))
+	return sortNone, rental.Invalid("sort", "query parameter sort must be "+sortAccepted+", got "+text.QuoteClean(v))
 }

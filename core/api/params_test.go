@@ -1,10 +1,10 @@
 package api
 
 import (
+	. "github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/limit"
 	. "github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
-	. "github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 
 	"math/rand"
 	"strings"
@@ -150,11 +150,11 @@ func TestParsePicks(t *testing.T) {
 
 func TestCleanTruncatesAndReplaces(t *testing.T) {
 	long := strings.Repeat("é", 100)
-	if got := wire.Clean(long); got != strings.Repeat("é", maxEcho)+"..." {
-		t.Errorf("wire.Clean(100 x é) = %q", got)
+	if got := text.Clean(long); got != strings.Repeat("é", maxEcho)+"..." {
+		t.Errorf("text.Clean(100 x é) = %q", got)
 	}
-	if got := wire.Clean("a\x00b\xffc\nd"); got != "a?b?c?d" {
-		t.Errorf("wire.Clean(control and invalid bytes) = %q", got)
+	if got := text.Clean("a\x00b\xffc\nd"); got != "a?b?c?d" {
+		t.Errorf("text.Clean(control and invalid bytes) = %q", got)
 	}
 }
 
@@ -200,7 +200,7 @@ func TestClientKey(t *testing.T) {
 	}
 }
 
-// TestQueryGetAnyOrder: get starts where it last found a pair (session 29), so it must
+// TestQueryGetAnyOrder: get starts where it last found a pair, so it must
 // find every key whatever the order the client sent them in, find a key asked twice,
 // and miss an absent one, from any starting point.
 func TestQueryGetAnyOrder(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
-	. "github.com/campervan/agent-api/core/wire"
 )
 
 const workedExample = "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"

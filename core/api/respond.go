@@ -3,41 +3,42 @@ package api
 import (
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 const (
-	ctJSON    = "application/json; charset=utf-8"
-	exposed   = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"
-	quoteNote = "All amounts are in New Zealand dollars (NZD), converted exactly from the reservation system's integer cents; totalAmount is the sum of the four fees in priceBreakdown; gstIncluded is the 15% GST it contains (totalAmount x 3/23, rounded half up to the cent). A quote is not a booking: complete it at checkoutUrl before expiresAt."
+	ctJSON  = "application/json; charset=utf-8"
+	exposed = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"
 )
 
 // common sets the headers every JSON response carries, with the Cache-Control of its
 // class: one block (answerHeaders.common).
 //
 //go:inline
-func (s *Server) common(w *wire.Response, c cacheClass) {
+func (s *Server) common(w *abi.Response, c cacheClass) {
 	w.SetHeaders(&s.headers.common[c])
 }
 
 // answerHeaders are the header blocks of a Server's answers, encoded once: the
 // module's header table sends a block it has sent before as hits without comparing
-// its bytes (core/wire/hdrtable.go).
+// its bytes.
 type answerHeaders struct {
-	common      [nCacheClasses]wire.Headers // Content-Type, nosniff, CORS, Cache-Control
-	notModified [nCacheClasses]wire.Headers // a 304's: common's without Content-Type
-	inventory   wire.Headers                // X-Inventory-Version (setInvVersion)
+	common      [nCacheClasses]abi.Headers // Content-Type, nosniff, CORS, Cache-Control
+	notModified [nCacheClasses]abi.Headers // a 304's: common's without Content-Type
+	inventory   abi.Headers                // X-Inventory-Version (setInvVersion)
 }
 
 // makeAnswerHeaders encodes the blocks of each cache class, whose Cache-Control is
 // cacheControl[class].
 func makeAnswerHeaders(h *answerHeaders, cacheControl *[nCacheClasses]string) {
 	for c, cc := range cacheControl {
-		h.common[c] = wire.NewHeaders("content-type", ctJSON, "x-content-type-options", "nosniff",
+		h.common[c] = abi.NewHeaders("content-type", ctJSON, "x-content-type-options", "nosniff",
 			"access-control-allow-origin", "*", "access-control-expose-headers", exposed, "cache-control", cc)
-		h.notModified[c] = wire.NewHeaders("x-content-type-options", "nosniff",
+		h.notModified[c] = abi.NewHeaders("x-content-type-options", "nosniff",
 			"access-control-allow-origin", "*", "access-control-expose-headers", exposed, "cache-control", cc)
 	}
 }
@@ -61,12 +62,12 @@ func ErrorStatus(k rental.Kind) int {
 // is logged.
 var errInternal = &rental.Error{Kind: rental.KindInternal, Message: "internal error; it has been logged"}
 
-// fail writes e as the Error body with the status of its kind. An internal error is
-// logged, and the body says only that there was one.
-func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
+// fail writes e as the Error body with the status of its kind, and the suggestions c
+// gathered. An internal error is logged, and the body says only that there was one.
+func (s *Server) fail(c *call, w *abi.Response, req *abi.Request, e *rental.Error) {
 	if e.Kind == rental.KindInternal && e != errInternal {
 		if s.logf != nil {
-			s.logf(string(wire.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
+			s.logf(string(jsonw.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
 		}
 		e = errInternal
 	}
@@ -75,27 +76,27 @@ func (s *Server) fail(w *wire.Response, req *wire.Request, e *rental.Error) {
 	if req.Method == "HEAD" {
 		return
 	}
-	b := wire.Put(w.Body, `{"error":`)
-	b = wire.AppendJSONString(b, e.Message)
-	b = wire.Put(b, `,"code":"`)
-	b = wire.Put(b, e.DefaultCode())
-	b = wire.PutByte(b, '"')
+	b := jsonw.Put(w.Body, `{"error":`)
+	b = jsonw.AppendJSONString(b, e.Message)
+	b = jsonw.Put(b, `,"code":"`)
+	b = jsonw.Put(b, e.DefaultCode())
+	b = jsonw.PutByte(b, '"')
 	if isParam(e.Param) {
-		b = wire.AppendMember(b, `,"param":`, wire.Clean(e.Param))
+		b = jsonw.AppendMember(b, `,"param":`, text.Clean(e.Param))
 	}
-	if len(s.sugg) > 0 {
-		b = wire.Put(b, `,"suggestions":[`)
-		for i := range s.sugg {
+	if len(c.sugg) > 0 {
+		b = jsonw.Put(b, `,"suggestions":[`)
+		for i := range c.sugg {
 			if i > 0 {
-				b = wire.PutByte(b, ',')
+				b = jsonw.PutByte(b, ',')
 			}
-			b = wire.AppendMember(b, `{"url":`, wire.BytesString(s.sugg[i].url))
-			b = wire.AppendMember(b, `,"reason":`, s.sugg[i].reason)
-			b = wire.PutByte(b, '}')
+			b = jsonw.AppendMember(b, `{"url":`, text.BytesString(c.sugg[i].url))
+			b = jsonw.AppendMember(b, `,"reason":`, c.sugg[i].reason)
+			b = jsonw.PutByte(b, '}')
 		}
-		b = wire.PutByte(b, ']')
+		b = jsonw.PutByte(b, ']')
 	}
-	w.Body = wire.PutByte(b, '}')
+	w.Body = jsonw.PutByte(b, '}')
 }
 
 // isParam reports whether an Error's Param names a parameter a client gave (not the
@@ -111,7 +112,7 @@ func isParam(p string) bool {
 // tooMany writes the 429: text/plain, as the spec says.
 //
 //go:noinline
-func (s *Server) tooMany(w *wire.Response, v limit.Verdict) {
+func (s *Server) tooMany(w *abi.Response, v limit.Verdict) {
 	w.Status = 429
 	w.SetHeader("content-type", "text/plain; charset=utf-8")
 	w.SetHeader("x-content-type-options", "nosniff")
@@ -119,17 +120,17 @@ func (s *Server) tooMany(w *wire.Response, v limit.Verdict) {
 	w.SetHeader("access-control-expose-headers", exposed)
 	w.SetHeader("cache-control", "no-store")
 	w.SetHeaderInt("retry-after", v.Reset)
-	w.Body = wire.Put(w.Body, "Too many requests: the limit is ")
-	w.Body = wire.AppendInt(w.Body, v.Limit)
-	w.Body = wire.Put(w.Body, " requests per ")
-	w.Body = wire.AppendInt(w.Body, s.cfg.RateWindowSeconds)
-	w.Body = wire.Put(w.Body, " seconds per client. Retry in ")
-	w.Body = wire.AppendInt(w.Body, v.Reset)
-	w.Body = wire.Put(w.Body, " seconds.\n")
+	w.Body = jsonw.Put(w.Body, "Too many requests: the limit is ")
+	w.Body = jsonw.AppendInt(w.Body, v.Limit)
+	w.Body = jsonw.Put(w.Body, " requests per ")
+	w.Body = jsonw.AppendInt(w.Body, s.cfg.RateWindowSeconds)
+	w.Body = jsonw.Put(w.Body, " seconds per client. Retry in ")
+	w.Body = jsonw.AppendInt(w.Body, v.Reset)
+	w.Body = jsonw.Put(w.Body, " seconds.\n")
 }
 
 // preflight answers a CORS preflight: any origin may GET.
-func (s *Server) preflight(req *wire.Request, w *wire.Response) {
+func (s *Server) preflight(req *abi.Request, w *abi.Response) {
 	w.Status = 204
 	w.SetHeader("x-content-type-options", "nosniff")
 	w.SetHeader("access-control-allow-origin", "*")
@@ -153,13 +154,13 @@ func (c *cached) set(body []byte) {
 
 // appendETag appends a strong ETag of body: its FNV-64a hash in hex, quoted.
 func appendETag(b, body []byte) []byte {
-	b = wire.PutByte(b, '"')
-	b = wire.AppendHex64(b, wire.FNV64a(wire.FNVOffset, wire.BytesString(body)))
-	return wire.PutByte(b, '"')
+	b = jsonw.PutByte(b, '"')
+	b = text.AppendHex64(b, text.FNV64a(text.FNVOffset, text.BytesString(body)))
+	return jsonw.PutByte(b, '"')
 }
 
 // notModified reports whether If-None-Match matches etag (weak comparison, RFC 9110).
-func notModified(req *wire.Request, etag string) bool {
+func notModified(req *abi.Request, etag string) bool {
 	inm := req.Header("if-none-match")
 	for len(inm) > 0 {
 		for len(inm) > 0 && (inm[0] == ' ' || inm[0] == ',' || inm[0] == '\t') {
@@ -191,9 +192,8 @@ func notModified(req *wire.Request, etag string) bool {
 }
 
 // static writes a cacheable body with its ETag, or a 304 when the client has it. A 304
-// carries no Content-Type (RFC 9110 15.4.5: it has no content; a validating proxy
-// answered 500 to one that had).
-func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag string) {
+// carries no Content-Type (RFC 9110 15.4.5: it has no content).
+func (s *Server) static(req *abi.Request, w *abi.Response, body []byte, etag string) {
 	if notModified(req, etag) {
 		s.notModifiedAnswer(w, cacheStatic, etag)
 		return
@@ -201,11 +201,11 @@ func (s *Server) static(req *wire.Request, w *wire.Response, body []byte, etag s
 	s.common(w, cacheStatic)
 	w.SetHeader("etag", etag)
 	w.Status = 200
-	w.Body = wire.PutBytes(w.Body, body)
+	w.Body = jsonw.PutBytes(w.Body, body)
 }
 
 // notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.
-func (s *Server) notModifiedAnswer(w *wire.Response, c cacheClass, etag string) {
+func (s *Server) notModifiedAnswer(w *abi.Response, c cacheClass, etag string) {
 	w.Status = 304
 	w.SetHeaders(&s.headers.notModified[c])
 	w.SetHeader("etag", etag)

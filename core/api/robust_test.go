@@ -1,11 +1,11 @@
 package api
 
-// Robustness tests (issue 7): every bound on a request is a 400 naming the limit;
+// Robustness tests: every bound on a request is a 400 naming the limit;
 // errors echo client input cleaned, cut and JSON-escaped; every response carries
 // X-Content-Type-Options: nosniff; regressions of what the fuzzers found.
 
 import (
-	. "github.com/campervan/agent-api/core/wire"
+	. "github.com/campervan/agent-api/core/abi"
 
 	"encoding/json"
 	"strings"

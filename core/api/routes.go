@@ -3,9 +3,11 @@ package api
 import (
 	"strings"
 
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // routeNone and routeMCP are the ":route" names (request log) of a path outside the
@@ -33,7 +35,7 @@ func (s *Server) belowBase(path string) (string, bool) {
 // answers the others (the depots, a vehicle's accessories and insurance plans, a
 // preflight, an unknown path) at once, from the reference data bundled with the
 // module. It has no side effects: nothing is counted against the client.
-func (s *Server) ReadsInventory(req *wire.Request) bool {
+func (s *Server) ReadsInventory(req *abi.Request) bool {
 	path := req.Target
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
@@ -56,18 +58,16 @@ func (s *Server) ReadsInventory(req *wire.Request) bool {
 // If-None-Match: the operations that are never cached (cacheNone), each cut at its
 // path parameter. A path p covers the targets p, p?query and p/anything; a path that
 // would also cover an operation with a validator is left out. The glue reads
-// If-None-Match only for the targets none covers (worker/glue.mjs, validatorFree):
-// each request header it reads is a call into the runtime, ~1.2 K instructions of
-// workerd's (issue 16, session 28). Reading it anyway, as for a target no path covers,
-// changes no answer.
+// If-None-Match only for the targets none covers (validatorFree): each request header
+// it reads is a call into the runtime. Reading it anyway, as for a target no path
+// covers, changes no answer.
 //
 // The paths without the base path are validatorFreeSuffixes, a literal that
-// TestValidatorFreeSuffixes holds to what the operations table says: an isolate's
-// start then compiles only the loop below (issue 16, session 32: the glue asks for the
-// paths when it makes the instance, before the first answer; working them out there
-// compiled 1.7 KB more of wasm, and TinyGo does not evaluate that work at compile
-// time: a package variable made by it made the package's whole initialisation run in
-// every instance).
+// TestValidatorFreeSuffixes holds to what the operations table says: the glue asks for
+// the paths when it makes the instance, so deriving them from the table would be more
+// wasm to compile before the first answer, and TinyGo cannot evaluate that work at
+// compile time (a package variable made by it would move the package's whole
+// initialisation into every instance).
 func (s *Server) ValidatorFreePaths() []string {
 	out := make([]string, len(validatorFreeSuffixes))
 	for i, p := range validatorFreeSuffixes {
@@ -79,19 +79,19 @@ func (s *Server) ValidatorFreePaths() []string {
 var validatorFreeSuffixes = []string{"/quotes"}
 
 // Handle answers req into w (which it resets first). It never panics on any input.
-func (s *Server) Handle(req *wire.Request, w *wire.Response) {
+func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 	w.Reset()
 	w.SetHeaders(&s.headers.inventory)
-	s.sugg = s.sugg[:0]
+	c := s.begin()
 	target := req.Target
 	path, rawQuery := target, ""
-	if i := wire.IndexByte(target, '?'); i >= 0 {
+	if i := text.IndexByte(target, '?'); i >= 0 {
 		path, rawQuery = target[:i], target[i+1:]
 	}
 	rest, ok := s.belowBase(path)
 	if !ok {
 		w.SetHeader(":route", routeNone)
-		s.uncounted(req, w, routeNone, false)
+		s.uncounted(c, req, w, routeNone, false)
 		return
 	}
 	op, pathParam := -1, ""
@@ -109,7 +109,7 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
 	}
 	if !counted {
-		s.uncounted(req, w, route, true)
+		s.uncounted(c, req, w, route, true)
 		return
 	}
 	head := req.Method == "HEAD"
@@ -126,23 +126,25 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 		return
 	}
 	if len(target) > maxTargetLen || s.cfg.Maintenance || s.catErr != nil {
-		s.refused(req, w)
+		s.refused(c, req, w)
 		return
 	}
 	if route == routeMCP {
-		s.mcp.Serve(req, w, nowMs, rawQuery)
+		in, out := c.mcpExchange(req, w)
+		s.mcp.Serve(in, out, nowMs, rawQuery)
+		c.mcpSend(w)
 		return
 	}
-	if e := s.q.parse(rawQuery); e != nil {
-		s.fail(w, req, e)
+	if e := c.q.parse(rawQuery); e != nil {
+		s.fail(c, w, req, e)
 		return
 	}
 	e := s.errNoRoute
 	if op >= 0 {
-		e = s.run(op, req, w, pathParam, nowMs)
+		e = s.run(c, op, req, w, pathParam, nowMs)
 	}
 	if e != nil {
-		s.fail(w, req, e)
+		s.fail(c, w, req, e)
 		return
 	}
 	if head {
@@ -151,29 +153,31 @@ func (s *Server) Handle(req *wire.Request, w *wire.Response) {
 }
 
 // The answers off the path of a counted GET are functions of their own, not inlined
-// into Handle: V8 compiles a function whole on its first call, and every isolate's
-// first answer is a GET (issue 16, the cold start).
+// into Handle: V8 compiles a function whole on its first call, and an isolate's first
+// answer is usually a counted GET.
 
 // uncounted answers a request that does not count against the limit (the rate-limit
 // headers are shown all the same): a path outside the API (inAPI false), an OPTIONS
 // preflight, or a method the route does not answer.
 //
 //go:noinline
-func (s *Server) uncounted(req *wire.Request, w *wire.Response, route string, inAPI bool) {
+func (s *Server) uncounted(c *call, req *abi.Request, w *abi.Response, route string, inAPI bool) {
 	s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
 	switch {
 	case !inAPI:
-		s.fail(w, req, s.errOutside)
+		s.fail(c, w, req, s.errOutside)
 	case route == routeMCP:
-		if !s.mcp.Preflight(req, w) {
+		if in, out := c.mcpExchange(req, w); s.mcp.Preflight(in, out) {
+			c.mcpSend(w)
+		} else {
 			w.SetHeader("allow", "POST")
-			s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+			s.fail(c, w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
 		}
 	case req.Method == "OPTIONS":
 		s.preflight(req, w)
 	default:
 		w.SetHeader("allow", "GET, HEAD, OPTIONS")
-		s.fail(w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + wire.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+		s.fail(c, w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
 	}
 }
 
@@ -181,9 +185,9 @@ func (s *Server) uncounted(req *wire.Request, w *wire.Response, route string, in
 // or the service unavailable (maintenance, or no catalog).
 //
 //go:noinline
-func (s *Server) refused(req *wire.Request, w *wire.Response) {
+func (s *Server) refused(c *call, req *abi.Request, w *abi.Response) {
 	if len(req.Target) > maxTargetLen {
-		s.fail(w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
+		s.fail(c, w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
 		return
 	}
 	w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
@@ -191,13 +195,13 @@ func (s *Server) refused(req *wire.Request, w *wire.Response) {
 	if s.cfg.Maintenance {
 		msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
 	}
-	s.fail(w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
+	s.fail(c, w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
 }
 
 // rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.
 // They are encoded again only when the verdict differs from the last one: every new
 // client in one second gets the same (the limit, one request used, the reset).
-func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
+func (s *Server) rateHeaders(w *abi.Response, v limit.Verdict) {
 	if v != s.rateLast || s.rateBlock.Len() == 0 {
 		s.rateLast = v
 		h := &s.rateBlock
@@ -205,15 +209,15 @@ func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
 		h.AddInt("x-ratelimit-limit", v.Limit)
 		h.AddInt("x-ratelimit-remaining", v.Remaining)
 		h.AddInt("x-ratelimit-reset", v.Reset)
-		s.rateHeader = wire.Put(s.rateHeader[:0], `"default";q=`)
-		s.rateHeader = wire.AppendInt(s.rateHeader, v.Limit)
-		s.rateHeader = wire.Put(s.rateHeader, ";w=")
-		s.rateHeader = wire.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
+		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";q=`)
+		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Limit)
+		s.rateHeader = jsonw.Put(s.rateHeader, ";w=")
+		s.rateHeader = jsonw.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
 		h.Add("ratelimit-policy", s.rateHeader)
-		s.rateHeader = wire.Put(s.rateHeader[:0], `"default";r=`)
-		s.rateHeader = wire.AppendInt(s.rateHeader, v.Remaining)
-		s.rateHeader = wire.Put(s.rateHeader, ";t=")
-		s.rateHeader = wire.AppendInt(s.rateHeader, v.Reset)
+		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";r=`)
+		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Remaining)
+		s.rateHeader = jsonw.Put(s.rateHeader, ";t=")
+		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Reset)
 		h.Add("ratelimit", s.rateHeader)
 	}
 	w.SetHeaders(&s.rateBlock)
@@ -222,6 +226,6 @@ func (s *Server) rateHeaders(w *wire.Response, v limit.Verdict) {
 // clientKey is who the rate limit counts: the address Cloudflare's edge sets, an IPv4
 // address or an IPv6 /64; an absent or unparseable value is one shared bucket
 // (limit.ClientOf).
-func clientKey(req *wire.Request) limit.Key {
+func clientKey(req *abi.Request) limit.Key {
 	return limit.ClientOf(req.Header("cf-connecting-ip"))
 }

@@ -3,7 +3,7 @@ package api
 import (
 	. "github.com/campervan/agent-api/core/rental"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 
 	"encoding/json"
 	"fmt"
@@ -325,14 +325,15 @@ func TestAvailabilityETagFollowsBody(t *testing.T) {
 // that skipped the vehicle).
 func TestOffersHashCoversEveryInput(t *testing.T) {
 	s := searchServer(t)
+	c := new(call)
 	base := []Offer{{Index: 1, Days: 7, RentalCents: 70000, DailyRateCents: 10000, RouteCents: 0, TotalCents: 70000},
 		{Index: 2, Days: 7, RentalCents: 80000, DailyRateCents: 11428, RouteCents: 5000, TotalCents: 85000}}
 	link := `,"bookingUrl":"https://example.test/book?pick_up_depot_id=1&vehicle_id=`
 	hash := func(edit func([]Offer)) uint64 {
-		s.offers = append(s.offers[:0], base...)
-		s.bookingLink = append(s.bookingLink[:0], link...)
-		edit(s.offers)
-		return s.offersHash()
+		c.offers = append(c.offers[:0], base...)
+		c.bookingLink = append(c.bookingLink[:0], link...)
+		edit(c.offers)
+		return s.offersHash(c)
 	}
 	seen := map[uint64]string{hash(func([]Offer) {}): "base"}
 	for name, edit := range map[string]func([]Offer){
@@ -343,10 +344,10 @@ func TestOffersHashCoversEveryInput(t *testing.T) {
 		"route fee":  func(o []Offer) { o[0].RouteCents = 1 },
 		"total":      func(o []Offer) { o[1].TotalCents-- },
 		"order":      func(o []Offer) { o[0], o[1] = o[1], o[0] },
-		"one fewer":  func(o []Offer) { s.offers = o[:1] },
-		"none":       func(o []Offer) { s.offers = o[:0] },
-		"link":       func([]Offer) { s.bookingLink = append(s.bookingLink, '2') },
-		"web URL":    func([]Offer) { s.bookingLink[len(`,"bookingUrl":"https://e`)] = 'E' },
+		"one fewer":  func(o []Offer) { c.offers = o[:1] },
+		"none":       func(o []Offer) { c.offers = o[:0] },
+		"link":       func([]Offer) { c.bookingLink = append(c.bookingLink, '2') },
+		"web URL":    func([]Offer) { c.bookingLink[len(`,"bookingUrl":"https://e`)] = 'E' },
 	} {
 		h := hash(edit)
 		if prev, ok := seen[h]; ok {
@@ -384,7 +385,7 @@ func TestClockKeptPerSecond(t *testing.T) {
 	r.Shuffle(len(times)/2, func(i, j int) { times[i], times[j] = times[j], times[i] })
 	buf := make([]byte, 64)
 	for _, ms := range times {
-		sec := wire.FloorDiv(ms, 1000)
+		sec := text.FloorDiv(ms, 1000)
 		if got, want := s.nzToday(ms), NZToday(sec); got != want {
 			t.Fatalf("nzToday(%d) = %v, want %v", ms, got, want)
 		}

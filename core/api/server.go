@@ -1,21 +1,28 @@
 // Package api is the HTTP API of the campervan rental service over core's own
-// request and response types (package wire): the Server, its configuration, query
-// parsing, responses and caching, the OpenAPI document and the routes. It imports no
-// platform package; the shells in worker/ adapt it to the Worker and to net/http.
+// request and response types (package abi). It imports no platform package; the
+// shells in worker/ adapt it to the Worker and to net/http.
+//
+// The Server, which lives as long as the instance, and call, the state of one request,
+// are in server.go; the table of operations in ops.go; Handle in routes.go. Each family
+// of operations has its file: catalog.go (depots, a vehicle's accessories and insurance
+// plans), search.go (availability), calendar.go, quotes.go (getting, signing and
+// checking a quote), openapi.go (the index and the OpenAPI document) and mcp.go (the
+// operations as MCP tools). Query parsing is in params.go, an error's suggestions in
+// suggest.go, responses and caching in respond.go, the configuration in config.go.
 package api
 
 import (
-	"bytes"
-
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Server answers the API's requests. Build it once per instance with NewServer; it
-// keeps scratch buffers between requests and is not safe for concurrent use.
+// holds what lives as long as the instance and is not safe for concurrent use.
 type Server struct {
 	// Dependencies, given to NewServer.
 	cfg    Config
@@ -33,66 +40,80 @@ type Server struct {
 	depots       cached                                   // GET /depots: the same bytes for every request
 	openapi      cached                                   // GET /openapi.json (built on first use: docs)
 	indexDoc     cached                                   // GET /
-	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (api.go)
+	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (search.go)
 	accHeads     [][]byte                                 // catalogParts.accHeads
 	insHeads     [][]byte                                 // catalogParts.insHeads
 	partsMax     int                                      // catalogParts.partsMax
+	classList    string                                   // catalogParts.classList
 	headers      answerHeaders                            // the answers' header blocks (respond.go)
 	refs         rental.Refs                              // how the domain's messages name the operations
 	errOutside   *rental.Error                            // 404 of a path outside the base path
 	errNoRoute   *rental.Error                            // 404 of an unknown path under it
 	invVersion   string                                   // X-Inventory-Version: the inventory serving
 	invTag       uint32                                   // quotetoken.InventoryTag(invVersion), what a quote id names it by (setInvVersion)
+	offersSeed   uint64                                   // the seed of an availability ETag's hash (setInvVersion)
 	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
+	mcpText      []string                                 // error messages in a tool's words (mcp.go), built on first use
 
-	// Per-request scratch: each buffer belongs to one step of a request.
+	// Answers kept between requests, each for as long as its key holds.
+	//
+	// The rate-limit headers of the last verdict (rateHeaders): every new client in
+	// one second gets the same.
+	rateLast   limit.Verdict
+	rateBlock  abi.Headers // the five rate-limit headers of rateLast
+	rateHeader []byte      // where the value of a RateLimit or RateLimit-Policy header is made
+	// The errors of calendar days a rule rules out, by dayKey (calendar.go).
+	dayFails [256]struct {
+		key dayKey
+		e   *rental.Error
+	}
+	// The clock's answers, kept for the second they were made in: New Zealand's date
+	// (rental.NZToday) and a quote's expiry as RFC 3339 text, the same for every request
+	// of a second. Keyed by the server's clock, which no request sets.
+	clock struct {
+		todaySec, expSec int64
+		today            rental.Date
+		todayOK, expOK   bool
+		exp              [2]jsonw.Short // the expiry's 20 bytes: the first 16, the last 4
+	}
+
+	// The state of the request being answered, reused: nothing on the request path may
+	// allocate. Handle and mcpOps.Run reset it and hand it down (begin).
+	scratch call
+}
+
+// call is the state of one request while it is answered: the operation, its parsed
+// query and each step's buffers. Every function that uses it is given it; the Server's
+// own scratch call is the one every request reuses (Server.begin).
+type call struct {
 	op          *Op // the operation being answered
 	q           query
 	offers      []rental.Offer
 	picks       []rental.Pick
 	quote       rental.Quote
-	bookingLink []byte        // this search's ,"bookingUrl": member up to the vehicle id
-	extrasBody  []byte        // the accessories or insurance list before it is sent
-	extrasETag  []byte        // its ETag
-	searchETag  []byte        // the ETag of an availability answer
-	offersSeed  uint64        // the seed of its hash (setInvVersion)
-	rateHeader  []byte        // the value of a RateLimit or RateLimit-Policy header
-	rateLast    limit.Verdict // the verdict rateBlock encodes
-	rateBlock   wire.Headers  // its five rate-limit headers
-	mcpReq      wire.Request
-	tok         quotetoken.Quote // the quote being signed (a field: a local would escape under TinyGo)
-	checked     quotetoken.Quote // the quote id being checked
-	checkBody   []byte           // the re-priced quote of a check, before it is sent
 	filter      rental.Filter
+	bookingLink []byte               // this search's ,"bookingUrl": member up to the vehicle id
+	extrasBody  []byte               // the accessories or insurance list before it is sent
+	extrasETag  []byte               // its ETag
+	searchETag  []byte               // the ETag of an availability or calendar answer
+	tok         quotetoken.Quote     // the quote being signed (a field: a local would escape under TinyGo)
+	checked     quotetoken.Quote     // the quote id being checked
 	alts        []rental.Alternative // an error's ways forward (suggest.go)
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
-	classList   string               // "compact, campervan or motorhome", for messages
 	lengths     []int                // a calendar's hire lengths
 	etagKey     []byte               // the inputs a calendar's ETag hashes
-	dayFails    [256]struct {        // the errors of calendar days ruled out, by dayKey (calendar.go)
-		key dayKey
-		e   *rental.Error
-	}
-	mcpText []string // error messages in a tool's words (mcptext.go), built on first use
+	mcpReq      abi.Request          // a tool's request (mcpOps.Run)
+	mcpOpOut    abi.Response         // a tool's answer
+	mcpIn       mcp.Request          // what the MCP endpoint reads of a request (mcpExchange)
+	mcpOut      mcp.Response         // the MCP endpoint's answer
 
 	// This search's days and route fee, which every offer shares, written once with the
 	// members around them (writeOffers): daysRental is N,"rentalFee": and routeTotal
 	// ,"routeFee":R,"totalAmount":.
 	daysRental, routeTotal []byte
-	daysRentalW            wire.Short // daysRental as words (wire.ShortAt); Len 0 when longer than 16 bytes
+	daysRentalW            jsonw.Short // daysRental as words (jsonw.ShortAt); Len 0 when longer than 16 bytes
 	sharedDays             int
 	sharedRoute            int64
-
-	// The clock's answers, kept for the second they were made in (issue 16, session
-	// 31): New Zealand's date (rental.NZToday, ~150 instructions a search under V8)
-	// and a quote's expiry as RFC 3339 text (its date and time, ~350), the same for
-	// every request of a second. Keyed by the server's clock, which no request sets.
-	clock struct {
-		todaySec, expSec int64
-		today            rental.Date
-		todayOK, expOK   bool
-		exp              [2]wire.Short // the expiry's 20 bytes: the first 16, the last 4
-	}
 
 	// The text of this request's two search dates, as the query gave them (which is
 	// how Date.At writes them: ParseDate takes YYYY-MM-DD alone), for dateAt; a slot
@@ -101,6 +122,15 @@ type Server struct {
 		d    rental.Date
 		text [rental.DateLen]byte
 	}
+}
+
+// begin returns the Server's call, reset for a new request (or MCP tool run).
+//
+//go:inline
+func (s *Server) begin() *call {
+	c := &s.scratch
+	c.sugg = c.sugg[:0]
+	return c
 }
 
 // NewServer returns a server over cat. catErr, when not nil, is why the catalog could
@@ -117,13 +147,13 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		errOutside: rental.NotFound("path", "no such path; the API lives under "+cfg.BasePath+"/ (its description: "+cfg.BasePath+"/openapi.json)"),
 		errNoRoute: rental.NotFound("path", "no such path under "+cfg.BasePath+"; see "+cfg.BasePath+"/openapi.json for the operations")}
 	cacheControl := [nCacheClasses]string{
-		cacheStatic: "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
-		cacheSearch: "public, max-age=" + string(wire.AppendInt(nil, cfg.SearchMaxAge)),
-		cacheDated:  "public, max-age=" + string(wire.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheStatic: "public, max-age=" + string(jsonw.AppendInt(nil, cfg.StaticMaxAge)),
+		cacheSearch: "public, max-age=" + string(jsonw.AppendInt(nil, cfg.SearchMaxAge)),
+		cacheDated:  "public, max-age=" + string(jsonw.AppendInt(nil, cfg.StaticMaxAge)),
 		cacheNone:   "no-store"}
 	makeAnswerHeaders(&s.headers, &cacheControl)
 	if catErr != nil {
-		s.headers.inventory = wire.NewHeaders("x-inventory-version", s.invVersion)
+		s.headers.inventory = abi.NewHeaders("x-inventory-version", s.invVersion)
 		s.invTag = quotetoken.InventoryTag(s.invVersion)
 	} else {
 		p := &bundledParts
@@ -137,16 +167,6 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
 		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
 	return s
-}
-
-// docs builds the OpenAPI document on the first request that needs it (the document
-// itself, or the MCP tools derived from it), not in NewServer: every isolate pays
-// NewServer before its first answer, and most never serve either (measured natively:
-// NewServer took 397 us with them, 19 us without).
-func (s *Server) docs() {
-	if s.openapi.body == nil {
-		s.openapi.set(s.withInventoryInfo(renderOpenAPI(&s.cfg)))
-	}
 }
 
 // catalogParts are the parts of the answers that depend on the catalog alone.
@@ -180,65 +200,14 @@ func makeCatalogParts(cat *rental.Catalog) *catalogParts {
 // bundledParts are the bundled catalog's, and quoteNoteJSON the quote's note escaped:
 // package variables, which TinyGo evaluates at compile time (the catalog is a Go
 // literal, core/rental/bundled_gen.go), so that an isolate neither renders them nor
-// compiles the code that would (issue 16: V8 compiles each function on its first
-// call, and the cold start paid for appendDepots, buildVehicleJSON and the JSON
-// escaping they call). Should TinyGo fail to evaluate them, it would run the whole
-// package's initialisation in every isolate instead: \`tinygo build -internal-dumpssa\`
-// says "revert because" for core/api then (BENCHMARKS.md, session 6).
+// compiles the code that would (V8 compiles each function on its first call). Should
+// TinyGo fail to evaluate them, it would run the whole package's initialisation in
+// every isolate instead: `tinygo build -internal-dumpssa` then says "revert because"
+// for core/api.
 var (
 	bundledParts  = *makeCatalogParts(rental.Bundled())
-	quoteNoteJSON = wire.AppendJSONString(nil, quoteNote)
+	quoteNoteJSON = jsonw.AppendJSONString(nil, quoteNote)
 )
-
-// index returns the index (GET {base}/), rendering it on first use and after the
-// inventory changed: most isolates never serve it.
-func (s *Server) index() *cached {
-	if s.indexDoc.body == nil {
-		s.buildIndex()
-	}
-	return &s.indexDoc
-}
-
-// buildIndex renders the index (GET {base}/) with the inventory serving.
-func (s *Server) buildIndex() {
-	b := appendIndex(nil, s.cfg.BasePath)
-	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
-		b = wire.PutByte(appendInventoryInfo(wire.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
-	}
-	s.indexDoc.set(b)
-}
-
-// withInventoryInfo inserts info.x-inventory (the inventory serving) into the rendered
-// OpenAPI document.
-func (s *Server) withInventoryInfo(doc []byte) []byte {
-	const at = `"info":{`
-	i := bytes.Index(doc, []byte(at))
-	if s.catErr != nil || i < 0 {
-		return doc
-	}
-	i += len(at)
-	out := make([]byte, 0, len(doc)+256)
-	out = wire.PutBytes(out, doc[:i])
-	out = wire.PutByte(appendInventoryInfo(wire.Put(out, `"x-inventory":`), s.cat.Inventory()), ',')
-	return wire.PutBytes(out, doc[i:])
-}
-
-// appendInventoryInfo writes what the index and the OpenAPI document say of inv.
-func appendInventoryInfo(b []byte, inv *rental.Inventory) []byte {
-	b = wire.AppendMember(b, `{"version":`, inv.Version())
-	b = wire.Put(b, `,"asOf":`)
-	if inv.AsOf() == "" {
-		b = wire.Put(b, "null")
-	} else {
-		b = wire.AppendJSONString(b, inv.AsOf())
-	}
-	b = wire.Put(b, `,"bookings":`)
-	b = wire.AppendInt(b, int64(inv.Bookings()))
-	b = wire.Put(b, `,"bookedOutSpans":`)
-	b = wire.AppendInt(b, int64(inv.Spans()))
-	b = wire.AppendMember(b, `,"source":`, inv.Source())
-	return wire.PutByte(b, '}')
-}
 
 // InventoryVersion returns the version of the inventory serving (X-Inventory-Version):
 // a content hash, "bundled-" and a hash for the bookings bundled with the deploy, or
@@ -268,9 +237,9 @@ func (s *Server) SetInventory(blob []byte) error {
 // ETags (offersHash), which follows it and the catalog's version.
 func (s *Server) setInvVersion(v string) {
 	s.invVersion = v
-	s.invTag = quotetoken.InventoryTag(v) // once a version, not an FNV-64a over it each quote (~300 instructions under V8)
-	s.headers.inventory = wire.NewHeaders("x-inventory-version", v)
-	s.offersSeed = wire.FNV64a(wire.FNV64a(wire.FNVOffset, s.cat.Version()), v)
+	s.invTag = quotetoken.InventoryTag(v) // once a version, not an FNV-64a over it each quote
+	s.headers.inventory = abi.NewHeaders("x-inventory-version", v)
+	s.offersSeed = text.FNV64a(text.FNV64a(text.FNVOffset, s.cat.Version()), v)
 }
 
 type constError string
@@ -293,7 +262,7 @@ func (s *Server) KVDone(buf []byte) int64 { return s.limit.KVDone(buf, s.now()) 
 // both to the instance that replaces this one.
 func (s *Server) LimitState(dst []byte) []byte { return s.limit.AppendState(dst) }
 
-// LimitTable: see LimitState.
+// LimitTable returns the rate limiter's table as bytes (see LimitState).
 func (s *Server) LimitTable() []byte { return s.limit.Table() }
 
 // LoadLimitState takes the head LimitState made in another instance of the same

@@ -1,8 +1,9 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Suggestions: the ways forward an error body lists, each a ready-to-call URL relative
@@ -19,43 +20,75 @@ type suggestion struct {
 // extras of a quote and the filters and order of a search.
 var passThrough = [...]string{"accessory_ids", "insurance_id", "min_berths", "transmission", "class", "max_total", "sort"}
 
-// suggestFor fills s.sugg with the alternatives to the refused search sr (vehicle 0)
+// suggestFor fills c.sugg with the alternatives to the refused search sr (vehicle 0)
 // or quote of vehicle, and returns e.
-func (s *Server) suggestFor(e *rental.Error, sr *rental.Search, vehicle int64) *rental.Error {
-	quote := vehicle != 0 || s.op.Path == "/quotes"
+func (s *Server) suggestFor(c *call, e *rental.Error, sr *rental.Search, vehicle int64) *rental.Error {
+	quote := vehicle != 0 || c.op.Path == "/quotes"
 	q := rental.QuoteRequest{Search: *sr, VehicleID: vehicle}
 	if quote {
-		q.Accessories = s.picks
-		q.InsuranceID, _ = s.q.optionalID("insurance_id")
+		q.Accessories = c.picks
+		q.InsuranceID, _ = c.q.optionalID("insurance_id")
 	}
-	s.alts = s.cat.Alternatives(q, quote, e, s.alts)
-	for i := range s.alts {
-		a := &s.alts[i]
-		if len(s.sugg) == cap(s.sugg) {
-			s.sugg = append(s.sugg, suggestion{})
+	c.alts = s.cat.Alternatives(q, quote, e, c.alts)
+	for i := range c.alts {
+		a := &c.alts[i]
+		if len(c.sugg) == cap(c.sugg) {
+			c.sugg = append(c.sugg, suggestion{})
 		} else {
-			s.sugg = s.sugg[:len(s.sugg)+1]
+			c.sugg = c.sugg[:len(c.sugg)+1]
 		}
-		g := &s.sugg[len(s.sugg)-1]
-		g.url = s.appendSearchURL(g.url[:0], s.op.Path, &a.Search, a.VehicleID)
+		g := &c.sugg[len(c.sugg)-1]
+		g.url = c.appendSearchURL(g.url[:0], c.op.Path, &a.Search, a.VehicleID)
 		g.reason = a.Reason
 	}
 	return e
 }
 
+// suggestParams adds one suggestion: c's operation with the date parameter k1
+// set to v1 (and k2 to v2 when k2 is not ""), every other parameter as given.
+func (c *call) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Date, reason string) {
+	if len(c.sugg) == cap(c.sugg) {
+		c.sugg = append(c.sugg, suggestion{})
+	} else {
+		c.sugg = c.sugg[:len(c.sugg)+1]
+	}
+	g := &c.sugg[len(c.sugg)-1]
+	b := jsonw.Put(g.url[:0], c.op.Path)
+	sep := byte('?')
+	for i := 0; i < c.q.n; i++ {
+		p := &c.q.p[i]
+		if p.val == "" {
+			continue
+		}
+		b = append(b, sep)
+		sep = '&'
+		b = appendQueryEscape(b, p.key)
+		b = jsonw.PutByte(b, '=')
+		switch p.key {
+		case k1:
+			b = v1.AppendTo(b)
+		case k2:
+			b = v2.AppendTo(b)
+		default:
+			b = appendQueryEscape(b, p.val)
+		}
+	}
+	g.url, g.reason = b, reason
+}
+
 // appendSearchURL appends path?{the search}[&vehicle_id=]{the pass-through parameters}.
-func (s *Server) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
-	b = s.appendSearchQuery(wire.PutByte(wire.Put(b, path), '?'), sr)
+func (c *call) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
+	b = c.appendSearchQuery(jsonw.PutByte(jsonw.Put(b, path), '?'), sr)
 	if vehicle != 0 {
-		b = wire.Put(b, "&vehicle_id=")
-		b = wire.AppendInt(b, vehicle)
+		b = jsonw.Put(b, "&vehicle_id=")
+		b = jsonw.AppendInt(b, vehicle)
 	}
 	for _, k := range passThrough {
-		for i := 0; i < s.q.n; i++ {
-			if p := &s.q.p[i]; p.key == k && p.val != "" {
-				b = wire.PutByte(b, '&')
-				b = wire.Put(b, k)
-				b = wire.PutByte(b, '=')
+		for i := 0; i < c.q.n; i++ {
+			if p := &c.q.p[i]; p.key == k && p.val != "" {
+				b = jsonw.PutByte(b, '&')
+				b = jsonw.Put(b, k)
+				b = jsonw.PutByte(b, '=')
 				b = appendQueryEscape(b, p.val)
 			}
 		}
@@ -72,7 +105,7 @@ func appendQueryEscape(b []byte, v string) []byte {
 			b = append(b, c)
 			continue
 		}
-		b = append(b, '%', wire.HexDigits[c>>4], wire.HexDigits[c&0xf])
+		b = append(b, '%', text.HexDigits[c>>4], text.HexDigits[c&0xf])
 	}
 	return b
 }

@@ -1,8 +1,8 @@
 package api
 
 import (
+	. "github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
-	. "github.com/campervan/agent-api/core/wire"
 
 	"encoding/json"
 	"errors"

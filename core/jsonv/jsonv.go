@@ -3,21 +3,17 @@
 // key, ForEach, Array), written here over the document's text.
 //
 // Why hand-written: under TinyGo gjson brings tidwall/pretty, and through it
-// encoding/json's reflection, into the Worker; its modifier table keeps them alive even
-// though nothing calls them (a probe module was 318 KB with gjson). buger/jsonparser
-// plus encoding/json.Valid (for validation, which jsonparser does not do) served until
-// issue 16's session 9: they and what they linked (encoding/json's scanner, reflectlite,
-// parts of strconv and unicode) were ~40 KB of the ~310 KB module, and every byte of the
-// module is copied and validated in each isolate that loads it (an isolate's first
-// answer pays for it). What the project needs is small: validate (RFC 8259, as
-// encoding/json.Valid), find a member, walk members and elements, unescape a string.
-// TestMatchesGJSON and FuzzMatchesGJSON hold every result to gjson's, and ValidBytes to
-// encoding/json.Valid.
+// encoding/json's reflection, into the Worker (its modifier table keeps them alive even
+// though nothing calls them), and buger/jsonparser plus encoding/json.Valid link
+// encoding/json's scanner, reflectlite and parts of strconv and unicode. Every byte of
+// the module is copied and validated in each isolate that loads it. What the project
+// needs is small: validate (RFC 8259, as encoding/json.Valid), find a member, walk
+// members and elements, unescape a string. TestMatchesGJSON and FuzzMatchesGJSON hold
+// every result to gjson's, and ValidBytes to encoding/json.Valid.
 //
-// Who uses it: the snapshot loader (once per instance), the inventory feed parser
-// (build/publish, natively, and the module when a blob's feed is checked) and the MCP
-// endpoint (per MCP request, which may allocate: it is not on the zero-allocation path
-// of the REST operations).
+// Who uses it: the snapshot loader and the inventory feed parser (at build time and in
+// build/publish, natively) and, in the Worker, the MCP endpoint (per MCP request, which
+// may allocate: it is not on the zero-allocation path of the REST operations).
 package jsonv
 
 import (
@@ -25,7 +21,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Type is the kind of a JSON value, as gjson names them.
@@ -56,84 +52,123 @@ const maxDepth = 10000
 // are UTF-8 either). It walks the document once, without recursion (nesting is kept as
 // one bit per level: a document cannot exhaust the stack) and without allocating.
 func ValidBytes(b []byte) bool {
-	s := wire.BytesString(b)
-	var objects [maxDepth / 8]byte // bit d: the container at depth d is an object
-	depth := 0
+	s := text.BytesString(b)
+	var open nesting
 	i := skipSpace(s, 0)
 	value := true // a value is expected at i (else: what follows a value)
-	for {
+	for i >= 0 {
 		if value {
-			if i >= len(s) {
-				return false
-			}
-			switch c := s[i]; c {
-			case '{', '[':
-				if depth == maxDepth {
-					return false
-				}
-				if c == '{' {
-					objects[depth>>3] |= 1 << (depth & 7)
-				} else {
-					objects[depth>>3] &^= 1 << (depth & 7)
-				}
-				depth++
-				i = skipSpace(s, i+1)
-				if i < len(s) && (c == '{' && s[i] == '}' || c == '[' && s[i] == ']') {
-					depth--
-					i++
-					value = false
-					continue
-				}
-				if c == '{' {
-					if i = memberName(s, i); i < 0 {
-						return false
-					}
-				}
-				continue
-			case '"':
-				i = scanString(s, i)
-			case 't':
-				i = literal(s, i, "true")
-			case 'f':
-				i = literal(s, i, "false")
-			case 'n':
-				i = literal(s, i, "null")
-			default:
-				i = scanNumber(s, i)
-			}
-			if i < 0 {
-				return false
-			}
-			value = false
+			i, value = startValue(s, i, &open)
 			continue
 		}
 		i = skipSpace(s, i)
-		if depth == 0 {
+		if open.depth == 0 {
 			return i == len(s)
 		}
-		if i >= len(s) {
-			return false
-		}
-		object := objects[(depth-1)>>3]&(1<<((depth-1)&7)) != 0
-		switch s[i] {
-		case ',':
-			i = skipSpace(s, i+1)
-			if object {
-				if i = memberName(s, i); i < 0 {
-					return false
-				}
-			}
-			value = true
-		case '}', ']':
-			if (s[i] == '}') != object {
-				return false
-			}
-			depth--
-			i++
-		default:
-			return false
-		}
+		i, value = afterValue(s, i, &open)
 	}
+	return false
+}
+
+// startValue reads the start of the value at i: a whole string, number or literal,
+// or an opening bracket and what follows it up to the next value (the first member's
+// name of an object), or an empty array or object whole. It returns the offset after
+// what it read (-1 when that is not valid JSON) and whether a value is expected there.
+// Inlined: ValidBytes runs it for each value.
+//
+//go:inline
+func startValue(s string, i int, open *nesting) (int, bool) {
+	if i >= len(s) {
+		return -1, false
+	}
+	c := s[i]
+	if c != '{' && c != '[' {
+		return scanScalar(s, i), false
+	}
+	if !open.push(c == '{') {
+		return -1, false
+	}
+	i = skipSpace(s, i+1)
+	if i < len(s) && (c == '{' && s[i] == '}' || c == '[' && s[i] == ']') {
+		open.depth--
+		return i + 1, false
+	}
+	if c == '{' {
+		return memberName(s, i), true
+	}
+	return i, true
+}
+
+// afterValue reads what follows a value inside an array or object, at i: a comma (and
+// in an object the next member's name) or the closing bracket. It returns the offset
+// after it (-1 when it is not valid JSON) and whether a value is expected there.
+// Inlined: ValidBytes runs it for each value in an array or object.
+//
+//go:inline
+func afterValue(s string, i int, open *nesting) (int, bool) {
+	if i >= len(s) {
+		return -1, false
+	}
+	object := open.inObject()
+	switch s[i] {
+	case ',':
+		i = skipSpace(s, i+1)
+		if object {
+			return memberName(s, i), true
+		}
+		return i, true
+	case '}', ']':
+		if (s[i] == '}') != object {
+			return -1, false
+		}
+		open.depth--
+		return i + 1, false
+	}
+	return -1, false
+}
+
+// nesting is the arrays and objects open at a point of a document, one bit a level
+// (set for an object), up to maxDepth levels.
+type nesting struct {
+	objects [maxDepth / 8]byte // bit d: the container at depth d is an object
+	depth   int
+}
+
+// push opens an object or an array; it reports false when maxDepth are open already.
+func (n *nesting) push(object bool) bool {
+	d := n.depth
+	if d == maxDepth {
+		return false
+	}
+	if object {
+		n.objects[d>>3] |= 1 << (d & 7)
+	} else {
+		n.objects[d>>3] &^= 1 << (d & 7)
+	}
+	n.depth++
+	return true
+}
+
+// inObject reports whether the innermost open container (there is one) is an object.
+func (n *nesting) inObject() bool {
+	d := n.depth - 1
+	return n.objects[d>>3]&(1<<(d&7)) != 0
+}
+
+// scanScalar returns the offset past the string, number, true, false or null at i, or
+// -1.
+func scanScalar(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return scanString(s, i)
+	case 't':
+		return literal(s, i, "true")
+	case 'f':
+		return literal(s, i, "false")
+	case 'n':
+		return literal(s, i, "null")
+	}
+	return scanNumber(s, i)
 }
 
 // memberName scans a member's name and its colon at i; it returns the offset of the
@@ -198,7 +233,7 @@ func hex4(s string, i int) (rune, bool) {
 	}
 	var r rune
 	for k := i; k < i+4; k++ {
-		d := wire.Unhex(s[k])
+		d := text.Unhex(s[k])
 		if d < 0 {
 			return 0, false
 		}
@@ -517,10 +552,10 @@ func (r Result) String() string {
 }
 
 // Bool reports whether the value is true, or a string strconv.ParseBool reads as true
-// (wire.ParseBool reads what it reads).
+// (text.ParseBool reads what it reads).
 func (r Result) Bool() bool {
 	if r.Type == String {
-		b, _ := wire.ParseBool(r.Str)
+		b, _ := text.ParseBool(r.Str)
 		return b
 	}
 	return r.Type == True

@@ -10,7 +10,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // The rate limit: every counted request of a client (ClientOf) counts in fixed windows
@@ -46,7 +47,8 @@ import (
 //     random, as "<isolate id hex>:<count>", so reading a client's counts is one bulk
 //     get of known keys (no list(), which the Free plan allows 1,000 times a day).
 //   - A request is allowed while this isolate's count plus the others' counts last read
-//     is below the limit. RATIONALE.md ("The rate limit across isolates") gives the bound.
+//     is below the limit. RATIONALE.md, "Why is the rate limit counted in the isolate
+//     and shared through KV?", gives the bound and the evidence.
 //
 // The Go side decides everything (which keys, values, TTLs, when); the glue only runs
 // the KV operations that KVPending lists and hands the outcomes to KVDone, which returns
@@ -131,9 +133,9 @@ func keyOf64(hi, lo uint64) Key {
 }
 
 // parseIP parses an IP address as netip.ParseAddr does, without zones, into 16 bytes
-// (IPv4 as ::ffff:a.b.c.d). Hand-written rather than net/netip: netip makes the TinyGo
-// module 104 KB larger (measured: 755,678 -> 859,299 bytes), and its error values are
-// heap allocations.
+// (IPv4 as ::ffff:a.b.c.d). Hand-written rather than net/netip, whose code would be a
+// large share of the module and whose error values are heap allocations (RATIONALE.md,
+// "Why hand-written pieces where a library exists?").
 func parseIP(s string) (ip [16]byte, ok bool) {
 	if len(s) > 45 { // the longest address: 8 groups with an IPv4 tail
 		return ip, false
@@ -164,9 +166,9 @@ func parseIP(s string) (ip [16]byte, ok bool) {
 // then reads, so the two agree on every 39-byte string (TestParseV6FullEveryByte).
 //
 // Two groups at a time as one 64-bit word, their eight digits tested and converted
-// together (hexPair). A byte at a time through parseV6 this was ~1.4 K instructions of
-// every request under V8 (issue 16, session 25), with four table lookups a group ~820
-// (session 30: each lookup and each byte load is a bounds-checked access under workerd).
+// together (hexPair), rather than byte by byte or through a table: each byte load and
+// each lookup is a bounds-checked access under workerd, on every request (RATIONALE.md,
+// "Why cursor writers and word-at-a-time code?").
 func parseV6Full(s string) (hi, lo uint64, ok bool) {
 	s = s[:39]
 	// the seven colons, each 0 after the xor when it is one
@@ -183,8 +185,8 @@ func parseV6Full(s string) (hi, lo uint64, ok bool) {
 }
 
 // ld32 is s[i:i+4] as a little-endian word (s is a 39-byte address, i at most 35):
-// one 32-bit load. Written as four byte loads shifted into the top half of a 64-bit
-// word, LLVM kept them four loads (it joins byte loads into one only from bit 0 up).
+// one 32-bit load. LLVM keeps four byte loads shifted into the top half of a 64-bit
+// word as four loads (it joins byte loads into one only from bit 0 up).
 // Unaligned, and fine so: wasm, amd64 and arm64 load a word at any address, and the
 // Go checker of unsafe conversions (checkptr) tests alignment only for types that
 // hold pointers. The module and these tests' hosts are little-endian; a big-endian
@@ -256,17 +258,7 @@ func parseV6(s string) (ip [16]byte, ok bool) {
 	for i < 16 {
 		off, acc := 0, 0
 		for ; off < len(s); off++ {
-			c, d := s[off], 0
-			switch {
-			case c >= '0' && c <= '9':
-				d = int(c - '0')
-			case c >= 'a' && c <= 'f':
-				d = int(c-'a') + 10
-			case c >= 'A' && c <= 'F':
-				d = int(c-'A') + 10
-			default:
-				d = -1
-			}
+			d := hexDigit(s[off])
 			if d < 0 {
 				break
 			}
@@ -279,7 +271,7 @@ func parseV6(s string) (ip [16]byte, ok bool) {
 			return ip, false
 		}
 		if off < len(s) && s[off] == '.' { // an IPv4 tail
-			if (ellipsis < 0 && i != 12) || i+4 > 16 || !parseV4(s, ip[i:i+4]) {
+			if !v4Tail(s, &ip, i, ellipsis) {
 				return ip, false
 			}
 			i, s = i+4, ""
@@ -308,17 +300,52 @@ func parseV6(s string) (ip [16]byte, ok bool) {
 	if s != "" {
 		return ip, false
 	}
+	ok = expandEllipsis(&ip, i, ellipsis) // before the return: its operands' order is unspecified
+	return ip, ok
+}
+
+// hexDigit returns the value of hex digit c (either case), or -1: text.Unhex, inlined,
+// as parseV6 runs it for every digit.
+//
+//go:inline
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// v4Tail parses the IPv4 tail s into ip[i:i+4], where parseV6 has filled i bytes and
+// seen "::" at ellipsis (-1 for none): the tail stands for the last two groups. It and
+// expandEllipsis are steps of parseV6, inlined into it.
+//
+//go:inline
+func v4Tail(s string, ip *[16]byte, i, ellipsis int) bool {
+	return (ellipsis >= 0 || i == 12) && i+4 <= 16 && parseV4(s, ip[i:i+4])
+}
+
+// expandEllipsis completes an address of which parseV6 filled i bytes: the bytes
+// after the "::" at ellipsis (-1 for none) move to the end and zeros take their place.
+// It reports whether the address is whole: 16 bytes without "::", or fewer with one.
+//
+//go:inline
+func expandEllipsis(ip *[16]byte, i, ellipsis int) bool {
 	if i < 16 {
 		if ellipsis < 0 {
-			return ip, false
+			return false
 		}
 		n := 16 - i
 		copy(ip[ellipsis+n:], ip[ellipsis:i])
 		clear(ip[ellipsis : ellipsis+n])
 	} else if ellipsis >= 0 {
-		return ip, false
+		return false
 	}
-	return ip, true
+	return true
 }
 
 // appendClient appends the client's text form in KV keys: "203.0.113.7",
@@ -329,7 +356,7 @@ func appendClient(b []byte, k Key) []byte {
 		return append(b, "unknown"...)
 	case k.Hi == 0 && k.Lo>>32 == 0xffff:
 		for i := 3; i >= 0; i-- {
-			b = wire.AppendInt(b, int64(k.Lo>>(8*i)&0xff))
+			b = jsonw.AppendInt(b, int64(k.Lo>>(8*i)&0xff))
 			if i > 0 {
 				b = append(b, '.')
 			}
@@ -351,7 +378,7 @@ func appendClient(b []byte, k Key) []byte {
 		started := false
 		for sh := 12; sh >= 0; sh -= 4 {
 			if d := v >> sh & 0xf; d != 0 || started || sh == 0 {
-				b = append(b, wire.HexDigits[d])
+				b = append(b, text.HexDigits[d])
 				started = true
 			}
 		}
@@ -441,7 +468,7 @@ func (l *Limiter) Stats() (entries, inUse int, evictions int64) {
 // Take counts one request of client k at unix time nowMs (milliseconds) and returns
 // the verdict. It allocates nothing.
 func (l *Limiter) Take(k Key, nowMs int64) Verdict {
-	now := wire.FloorDiv(nowMs, 1000)
+	now := text.FloorDiv(nowMs, 1000)
 	l.advance(now)
 	rel := l.rel(nowMs)
 	i := l.find(k, true)
@@ -495,7 +522,7 @@ func (l *Limiter) wantWrite(i uint32, e *entry, nowMs int64, read bool) {
 // Peek returns the verdict client k would get at nowMs without counting a request (for
 // answers that do not count: preflights, other methods, paths outside the API).
 func (l *Limiter) Peek(k Key, nowMs int64) Verdict {
-	now := wire.FloorDiv(nowMs, 1000)
+	now := text.FloorDiv(nowMs, 1000)
 	l.advance(now)
 	total := int64(0)
 	if i := l.find(k, false); i != noEntry {
@@ -553,7 +580,7 @@ func (l *Limiter) find(k Key, insert bool) uint32 {
 // ended window, and its pending KV operations, are never needed again (its entries
 // are free from now on).
 func (l *Limiter) advance(now int64) {
-	start := wire.FloorDiv(now, l.window) * l.window
+	start := text.FloorDiv(now, l.window) * l.window
 	if start != l.start || l.win == 0 {
 		l.start = start
 		l.win = uint32(start/l.window) + 1
@@ -615,8 +642,8 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 	ops := 0
-	now := wire.FloorDiv(nowMs, 1000)
-	if l.start != wire.FloorDiv(now, l.window)*l.window {
+	now := text.FloorDiv(nowMs, 1000)
+	if l.start != text.FloorDiv(now, l.window)*l.window {
 		l.advance(now) // the window ended without a request: its operations are moot
 	}
 	if nowMs >= l.pauseUntil {
@@ -630,7 +657,7 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 			}
 			if ops < kvMaxOps && e.flags&fReadDue != 0 && (e.flags&fDirty == 0 || rel >= e.writeAt || e.slot == 0) {
 				dst = binary.LittleEndian.AppendUint32(dst, 1+kvSlots)
-				dst = wire.AppendField(dst, "get")
+				dst = appendField(dst, "get")
 				for s := 0; s < kvSlots; s++ {
 					dst = l.appendKey(dst, s, e.key)
 				}
@@ -640,15 +667,15 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 			}
 			if ops < kvMaxOps && e.flags&(fDirty|fReading) == fDirty && rel >= e.writeAt && e.slot != 0 {
 				dst = binary.LittleEndian.AppendUint32(dst, 4)
-				dst = wire.AppendField(dst, "put")
+				dst = appendField(dst, "put")
 				dst = l.appendKey(dst, int(e.slot-1), e.key)
 				dst = appendLenPrefixed(dst, func(b []byte) []byte {
-					b = wire.AppendHex64(b, l.id)
+					b = text.AppendHex64(b, l.id)
 					b = append(b, ':')
-					return wire.AppendInt(b, int64(e.n))
+					return jsonw.AppendInt(b, int64(e.n))
 				})
 				ttl := l.start + l.window - now + kvMinTTL
-				dst = appendLenPrefixed(dst, func(b []byte) []byte { return wire.AppendInt(b, ttl) })
+				dst = appendLenPrefixed(dst, func(b []byte) []byte { return jsonw.AppendInt(b, ttl) })
 				e.written, e.writeAt = e.n, rel+kvWriteGapMs
 				e.flags &^= fDirty
 				e.nw++
@@ -668,6 +695,30 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 	binary.LittleEndian.PutUint32(dst[at+4:], uint32(wait))
 	binary.LittleEndian.PutUint32(dst[at+8:], uint32(ops))
 	return dst
+}
+
+// appendField appends s as a string of the KV operation lists: u32 length + bytes.
+func appendField(dst []byte, s string) []byte {
+	return jsonw.Put(jsonw.PutU32(dst, uint32(len(s))), s)
+}
+
+// readU32 reads the u32 at off; it returns the value, the offset after it, and false
+// when buf is too short.
+func readU32(buf []byte, off int) (uint32, int, bool) {
+	if off < 0 || len(buf)-off < 4 {
+		return 0, off, false
+	}
+	return binary.LittleEndian.Uint32(buf[off:]), off + 4, true
+}
+
+// readField reads the string at off (u32 length + bytes); it returns its bytes
+// (aliasing buf), the offset after it, and false when buf is too short.
+func readField(buf []byte, off int) ([]byte, int, bool) {
+	n, at, ok := readU32(buf, off)
+	if !ok || uint64(n) > uint64(len(buf)-at) {
+		return nil, off, false
+	}
+	return buf[at : at+int(n)], at + int(n), true
 }
 
 // recompute sets nextDue from the due list (at most dueCap entries).
@@ -706,22 +757,22 @@ func (l *Limiter) wait(nowMs int64) int64 {
 // operation is retried after kvBackoffMs. Malformed input is ignored as far as it is
 // malformed.
 func (l *Limiter) KVDone(buf []byte, nowMs int64) int64 {
-	n, off, ok := wire.ReadU32(buf, 0)
+	n, off, ok := readU32(buf, 0)
 	g := getSum{i: noEntry}
 	for i := uint32(0); i < n && ok; i++ {
 		var nf uint32
-		nf, off, ok = wire.ReadU32(buf, off)
+		nf, off, ok = readU32(buf, off)
 		if !ok || nf < 3 || nf > 4 {
 			break
 		}
 		var f [4][]byte
 		for j := uint32(0); j < nf && ok; j++ {
-			f[j], off, ok = wire.ReadField(buf, off)
+			f[j], off, ok = readField(buf, off)
 		}
 		if !ok {
 			break
 		}
-		l.done(&g, wire.BytesString(f[0]), wire.BytesString(f[1]), len(f[2]) == 1 && f[2][0] == '1', wire.BytesString(f[3]), nowMs)
+		l.done(&g, text.BytesString(f[0]), text.BytesString(f[1]), len(f[2]) == 1 && f[2][0] == '1', text.BytesString(f[3]), nowMs)
 	}
 	l.finishGet(&g, nowMs)
 	l.recompute(nowMs)
@@ -825,9 +876,9 @@ func (l *Limiter) done(g *getSum, kind, key string, ok bool, value string, nowMs
 func (l *Limiter) appendKey(dst []byte, slot int, client Key) []byte {
 	return appendLenPrefixed(dst, func(b []byte) []byte {
 		b = append(b, "rl:"...)
-		b = wire.AppendInt(b, l.start)
+		b = jsonw.AppendInt(b, l.start)
 		b = append(b, ':')
-		b = wire.AppendInt(b, int64(slot))
+		b = jsonw.AppendInt(b, int64(slot))
 		b = append(b, ':')
 		return appendClient(b, client)
 	})
@@ -883,7 +934,7 @@ func parseDecimal(s string) (int64, bool) {
 	if len(s) > 18 {
 		return 0, false
 	}
-	return wire.Digits(s, 1<<62)
+	return text.Digits(s, 1<<62)
 }
 
 // appendLenPrefixed appends a u32 length and what f appends.
@@ -897,8 +948,8 @@ func appendLenPrefixed(dst []byte, f func([]byte) []byte) []byte {
 
 // Bound is the most requests of one client that k isolates on one consistent KV allow
 // in a window of limit requests, each isolate seeing rate requests per second of it and
-// KV operations taking latency seconds (RATIONALE.md, "The rate limit across
-// isolates"). What an isolate has not seen of another when it allows its last request
+// KV operations taking latency seconds (RATIONALE.md, "Why is the rate limit counted in
+// the isolate and shared through KV?"). What an isolate has not seen of another when it allows its last request
 // is at most: what the other has not written yet (less than a step), plus what the
 // other allowed after this isolate's last read (this isolate reads at each of its steps,
 // and near the limit, once it has seen another isolate, every re-read period: at most
@@ -915,12 +966,8 @@ func Bound(limit int64, k int, rate, latency float64) int64 {
 // staticTable is the table of the process's first full-size Limiter (the Worker's one
 // per instance): a zero-initialised global, so an instance starts without allocating
 // and zeroing 2 MiB (the engine's fresh memory is already zero; its pages are touched
-// as sets are used). Measured cold in V8 (issue 16): configure 3.5-4.0 -> 1.6-1.9 ms.
-// The price is that TinyGo's GC scans globals conservatively, so each collection also
-// reads these 2 MiB; the request paths allocate nothing, and the wazero benchmarks
-// were unchanged. With a small initial heap it was a loss (every GC of the start-up
-// scanned it): the Makefile gives the module 3 MiB of initial memory, enough for the
-// start-up and any first request but the largest calendar without a GC.
+// as sets are used). The module is built without a collector (-gc=leaking), so
+// nothing scans these 2 MiB.
 var (
 	staticTable [TableBytes / (entrySize * ways) * ways]entry
 	staticTaken atomic.Bool

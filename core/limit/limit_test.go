@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
-
-	"github.com/campervan/agent-api/core/wire"
 )
 
 // t0 is the start of a 60-s window: 2026-11-22T00:00:00Z in unix ms.
@@ -45,11 +43,11 @@ func pending(t testing.TB, b []byte) (wait uint32, ops [][]string) {
 	off, ok := 12, true
 	for i := uint32(0); i < n && ok; i++ {
 		var nf uint32
-		nf, off, ok = wire.ReadU32(b, off)
+		nf, off, ok = readU32(b, off)
 		op := make([]string, nf)
 		for j := range op {
 			var f []byte
-			f, off, ok = wire.ReadField(b, off)
+			f, off, ok = readField(b, off)
 			op[j] = string(f)
 		}
 		ops = append(ops, op)
@@ -65,7 +63,7 @@ func encodeRecords(recs [][]string) []byte {
 	for _, r := range recs {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(r)))
 		for _, f := range r {
-			b = wire.AppendField(b, f)
+			b = appendField(b, f)
 		}
 	}
 	return b

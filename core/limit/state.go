@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// The hand-over of an instance's counts (issue 16). The Worker's module is built with
+// The hand-over of an instance's counts. The Worker's module is built with
 // TinyGo's leaking allocator (nothing is ever freed: no GC bookkeeping on the request
 // path), so the glue replaces an instance whose memory has grown past a bound with a
 // fresh one. The counts must not be lost with it: a client could otherwise reset its
@@ -17,9 +17,9 @@ import (
 // in the table depends on it), this instance's KV id and slot, and the KV schedule; all
 // integers little endian. The table itself goes as its bytes (Table: an entry holds no
 // pointer), copied from the old instance's memory into the new one's: both are the same
-// module, so the layout is the same, and 2 MiB copy in well under a millisecond where
-// encoding 43,688 entries one by one took ~15 ms in V8. LoadState then checks the head
-// and fixes up the entries the hand-over changes.
+// module, so the layout is the same, and a copy of 2 MiB is far cheaper than encoding
+// the entries one by one. LoadState then checks the head and fixes up the entries the
+// hand-over changes.
 //
 // What is in flight when the state is taken belongs to the old instance: the outcome of
 // a bulk get on its way is dropped, so such an entry is marked to read again; the

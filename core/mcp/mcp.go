@@ -26,7 +26,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/campervan/agent-api/core/jsonv"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/text"
 )
 
 const (
@@ -68,10 +69,43 @@ type Operations interface {
 	// OpenAPI returns the served OpenAPI document.
 	OpenAPI() []byte
 	// Run runs the operation of tool i over query (a query string) and the path
-	// parameter, writing its answer into out; it returns the error message when the
-	// operation refused the arguments.
-	Run(i int, pathParam string, query []byte, out *wire.Response, nowMs int64) (msg string, ok bool)
+	// parameter; it returns the answer's body, valid until the next Run, or the error
+	// message when the operation refused the arguments.
+	Run(i int, pathParam string, query []byte, nowMs int64) (body []byte, msg string, ok bool)
 }
+
+// Request is what the endpoint reads of an HTTP request. Its strings and Body may
+// alias the caller's buffers: they are read during the call only.
+type Request struct {
+	Method string
+	Body   []byte
+	// the headers the endpoint reads ("" when absent)
+	Origin, ContentType, Accept string
+	ProtocolVersion             string // MCP-Protocol-Version
+	MCPMethod, MCPName          string // Mcp-Method, Mcp-Name
+}
+
+// Response is the endpoint's answer, for the caller to send: its status, its headers
+// in the order they were set, and its body, appended to Body (the caller may hand it a
+// buffer to reuse).
+type Response struct {
+	Status  int
+	Body    []byte
+	headers [maxHeaders][2]string
+	n       int
+}
+
+// maxHeaders is the most headers an answer sets (a preflight's six).
+const maxHeaders = 6
+
+// SetHeader adds a header (a lower-case name).
+func (w *Response) SetHeader(name, value string) {
+	w.headers[w.n] = [2]string{name, value}
+	w.n++
+}
+
+// Headers returns the headers set, as name-value pairs in order.
+func (w *Response) Headers() [][2]string { return w.headers[:w.n] }
 
 // Config is what the endpoint takes of the API's configuration.
 type Config struct {
@@ -95,10 +129,9 @@ type Endpoint struct {
 	toolNames   string // "a, b and c", for the unknown-tool message
 
 	// Per-request scratch.
-	out        wire.Response // the operation's answer
-	qs         []byte        // the arguments as a query string
-	structured []byte        // structuredContent
-	res        []byte        // the JSON-RPC result
+	qs         []byte // the arguments as a query string
+	structured []byte // structuredContent
+	res        []byte // the JSON-RPC result
 }
 
 // New returns the endpoint serving tools over ops.
@@ -135,9 +168,9 @@ func (m *Endpoint) build() {
 		if i > 0 {
 			tools = append(tools, ',')
 		}
-		tools = wire.AppendMember(tools, `{"name":`, t.Name)
-		tools = wire.AppendMember(tools, `,"title":`, t.Title)
-		tools = wire.AppendMember(tools, `,"description":`, t.Lead)
+		tools = jsonw.AppendMember(tools, `{"name":`, t.Name)
+		tools = jsonw.AppendMember(tools, `,"title":`, t.Title)
+		tools = jsonw.AppendMember(tools, `,"description":`, t.Lead)
 		tools = append(tools, `,"inputSchema":`...)
 		tools = appendToolInput(tools, op, schemas)
 		tools = append(tools, `,"outputSchema":`...)
@@ -153,10 +186,10 @@ func (m *Endpoint) build() {
 	}
 	tools = append(tools, ']')
 	m.toolsLegacy = append(append([]byte(nil), tools...), '}')
-	ttl := wire.AppendInt(nil, cfg.StaticMaxAge*1000)
+	ttl := jsonw.AppendInt(nil, cfg.StaticMaxAge*1000)
 	m.toolsModern = append(append(append(append(tools, `,"ttlMs":`...), ttl...), `,"cacheScope":"public",`+mcpResultMeta...), '}')
 	b := []byte(`{"supportedVersions":` + mcpSupported + `,"capabilities":{"tools":{"listChanged":false}},"instructions":`)
-	b = wire.AppendJSONString(b, mcpInstructions)
+	b = jsonw.AppendJSONString(b, mcpInstructions)
 	b = append(append(b, `,"ttlMs":`...), ttl...)
 	m.discover = append(b, `,"cacheScope":"public",`+mcpResultMeta+`}`...)
 }
@@ -166,94 +199,127 @@ func (m *Endpoint) build() {
 func field(obj jsonv.Result, key string) jsonv.Result { return obj.Member(key) }
 
 // Serve answers a POST to the MCP endpoint (already counted by the rate limit).
-func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQuery string) {
+func (s *Endpoint) Serve(req *Request, w *Response, nowMs int64, rawQuery string) {
 	s.build()
-	origin := req.Header("origin")
-	if origin != "" && !s.originAllowed(origin) {
-		s.rpcError(w, req, 403, "", rpcInvalidRequest, "Origin "+wire.QuoteClean(origin)+" may not use this MCP endpoint (DNS-rebinding protection): requests without an Origin header are accepted, and browser origins must be listed in the Worker var MCP_ALLOWED_ORIGINS", "")
+	if s.refuseHTTP(w, req, rawQuery) {
 		return
 	}
-	if rawQuery != "" {
-		s.rpcError(w, req, 400, "", rpcInvalidRequest, "the MCP endpoint takes no query parameters: send one JSON-RPC message as the POST body", "")
-		return
-	}
-	if !isMediaType(req.Header("content-type"), "application/json") {
-		s.rpcError(w, req, 415, "", rpcInvalidRequest, "Content-Type must be application/json (one JSON-RPC message), got "+wire.QuoteClean(req.Header("content-type")), "")
-		return
-	}
-	if len(req.Body) > maxMCPBody {
-		s.rpcError(w, req, 413, "", rpcInvalidRequest, "the request body is longer than 65536 bytes (the limit of this MCP endpoint)", "")
-		return
-	}
-	if a := req.Header("accept"); a != "" && !acceptsJSON(a) {
-		s.rpcError(w, req, 406, "", rpcInvalidRequest, "Accept must include application/json: this MCP endpoint answers with single JSON responses, never an SSE stream; got "+wire.QuoteClean(a), "")
-		return
-	}
-	// JSON is UTF-8 (RFC 8259) and jsonv does not check it: without utf8.Valid, a string
-	// id with invalid UTF-8 would be echoed into the answer as it came.
-	if !shallowJSON(req.Body) || !jsonv.ValidBytes(req.Body) || !utf8.Valid(req.Body) {
-		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON in UTF-8 (or is nested deeper than 64 levels)", "")
-		return
-	}
-	root := jsonv.ParseBytes(req.Body)
-	if root.IsArray() {
-		s.rpcError(w, req, 400, "", rpcInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per POST", "")
-		return
-	}
-	if !root.IsObject() {
-		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: the body must be a JSON-RPC request object", "")
-		return
-	}
-	idv := field(root, "id")
-	id := ""
-	if idv.Exists() {
-		if !isRequestID(idv) {
-			s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: id must be a string or an integer", "")
-			return
-		}
-		id = idv.Raw
-	}
-	if v := field(root, "jsonrpc"); v.Type != jsonv.String || v.Str != "2.0" {
-		s.rpcError(w, req, 400, id, rpcInvalidRequest, `Invalid Request: member "jsonrpc" must be "2.0"`, "")
-		return
-	}
-	mv := field(root, "method")
-	if mv.Type != jsonv.String || mv.Str == "" {
-		msg := "Invalid Request: member \"method\" is missing; it names the operation, e.g. \"tools/list\""
-		if mv.Exists() {
-			msg = "Invalid Request: member \"method\" must be a non-empty string"
-		} else if field(root, "result").Exists() || field(root, "error").Exists() {
-			msg = "Invalid Request: this server sends no requests, so it takes no JSON-RPC responses"
-		}
-		s.rpcError(w, req, 400, id, rpcInvalidRequest, msg, "")
-		return
-	}
-	method := mv.Str
-	if id == "" {
-		if len(method) > 14 && method[:14] == "notifications/" {
-			w.Status = 202 // accepted; a notification gets no response
-			s.headers(w, origin, false)
-			return
-		}
-		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: "+wire.QuoteClean(method)+" has no id; only notifications (methods notifications/...) go without one", "")
-		return
-	}
-	params := field(root, "params")
-	if params.Exists() && !params.IsObject() {
-		s.rpcError(w, req, 400, id, rpcInvalidParams, "Invalid params: member \"params\" must be an object", "")
+	id, method, params, ok := s.readMessage(w, req)
+	if !ok {
 		return
 	}
 	meta := field(params, "_meta")
 	metaV := field(meta, metaVersion)
-	hv := req.Header("mcp-protocol-version")
+	hv := req.ProtocolVersion
 	if metaV.Exists() || hv == mcpModern {
 		s.serveModern(w, req, id, method, params, meta, metaV, hv, nowMs)
 		return
 	}
 	if hv != "" && hv != mcpLegacy && hv != "2025-06-18" && hv != "2025-03-26" {
-		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+wire.QuoteClean(hv)+" in the MCP-Protocol-Version header", hv)
+		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+text.QuoteClean(hv)+" in the MCP-Protocol-Version header", hv)
 		return
 	}
+	s.serveLegacy(w, req, id, method, params, nowMs)
+}
+
+// refuseHTTP answers a request whose HTTP form the endpoint does not take (an origin
+// not allowed, a query string, another content type, a body too long, an Accept
+// without JSON) and reports whether it did. Inlined: every MCP request runs it.
+//
+//go:inline
+func (s *Endpoint) refuseHTTP(w *Response, req *Request, rawQuery string) bool {
+	if origin := req.Origin; origin != "" && !s.originAllowed(origin) {
+		s.rpcError(w, req, 403, "", rpcInvalidRequest, "Origin "+text.QuoteClean(origin)+" may not use this MCP endpoint (DNS-rebinding protection): requests without an Origin header are accepted, and browser origins must be listed in the Worker var MCP_ALLOWED_ORIGINS", "")
+		return true
+	}
+	if rawQuery != "" {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "the MCP endpoint takes no query parameters: send one JSON-RPC message as the POST body", "")
+		return true
+	}
+	if !isMediaType(req.ContentType, "application/json") {
+		s.rpcError(w, req, 415, "", rpcInvalidRequest, "Content-Type must be application/json (one JSON-RPC message), got "+text.QuoteClean(req.ContentType), "")
+		return true
+	}
+	if len(req.Body) > maxMCPBody {
+		s.rpcError(w, req, 413, "", rpcInvalidRequest, "the request body is longer than 65536 bytes (the limit of this MCP endpoint)", "")
+		return true
+	}
+	if a := req.Accept; a != "" && !acceptsJSON(a) {
+		s.rpcError(w, req, 406, "", rpcInvalidRequest, "Accept must include application/json: this MCP endpoint answers with single JSON responses, never an SSE stream; got "+text.QuoteClean(a), "")
+		return true
+	}
+	return false
+}
+
+// readMessage reads the body as one JSON-RPC request: its id (raw JSON), method and
+// params. It answers a body that is no request, and a notification (202, no body), and
+// then returns ok false. Inlined: every MCP request runs it.
+//
+//go:inline
+func (s *Endpoint) readMessage(w *Response, req *Request) (id, method string, params jsonv.Result, ok bool) {
+	// JSON is UTF-8 (RFC 8259) and jsonv does not check it: without utf8.Valid, a string
+	// id with invalid UTF-8 would be echoed into the answer as it came.
+	if !shallowJSON(req.Body) || !jsonv.ValidBytes(req.Body) || !utf8.Valid(req.Body) {
+		s.rpcError(w, req, 400, "", rpcParseError, "Parse error: the body is not valid JSON in UTF-8 (or is nested deeper than 64 levels)", "")
+		return "", "", params, false
+	}
+	root := jsonv.ParseBytes(req.Body)
+	if root.IsArray() {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per POST", "")
+		return "", "", params, false
+	}
+	if !root.IsObject() {
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: the body must be a JSON-RPC request object", "")
+		return "", "", params, false
+	}
+	if idv := field(root, "id"); idv.Exists() {
+		if !isRequestID(idv) {
+			s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: id must be a string or an integer", "")
+			return "", "", params, false
+		}
+		id = idv.Raw
+	}
+	if v := field(root, "jsonrpc"); v.Type != jsonv.String || v.Str != "2.0" {
+		s.rpcError(w, req, 400, id, rpcInvalidRequest, `Invalid Request: member "jsonrpc" must be "2.0"`, "")
+		return "", "", params, false
+	}
+	mv := field(root, "method")
+	if mv.Type != jsonv.String || mv.Str == "" {
+		s.rpcError(w, req, 400, id, rpcInvalidRequest, methodMissing(root, mv), "")
+		return "", "", params, false
+	}
+	method = mv.Str
+	if id == "" {
+		if len(method) > 14 && method[:14] == "notifications/" {
+			w.Status = 202 // accepted; a notification gets no response
+			s.headers(w, req.Origin, false)
+			return "", "", params, false
+		}
+		s.rpcError(w, req, 400, "", rpcInvalidRequest, "Invalid Request: "+text.QuoteClean(method)+" has no id; only notifications (methods notifications/...) go without one", "")
+		return "", "", params, false
+	}
+	params = field(root, "params")
+	if params.Exists() && !params.IsObject() {
+		s.rpcError(w, req, 400, id, rpcInvalidParams, "Invalid params: member \"params\" must be an object", "")
+		return "", "", params, false
+	}
+	return id, method, params, true
+}
+
+// methodMissing says what is wrong with message root whose member "method" (mv) is not
+// a non-empty string.
+func methodMissing(root, mv jsonv.Result) string {
+	switch {
+	case mv.Exists():
+		return "Invalid Request: member \"method\" must be a non-empty string"
+	case field(root, "result").Exists() || field(root, "error").Exists():
+		return "Invalid Request: this server sends no requests, so it takes no JSON-RPC responses"
+	}
+	return "Invalid Request: member \"method\" is missing; it names the operation, e.g. \"tools/list\""
+}
+
+// serveLegacy answers a request of revision 2025-11-25 or earlier.
+func (s *Endpoint) serveLegacy(w *Response, req *Request, id, method string, params jsonv.Result, nowMs int64) {
 	switch method {
 	case "initialize":
 		v := mcpLegacy
@@ -264,7 +330,7 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 		b := append(s.res[:0], `{"protocolVersion":"`...)
 		b = append(b, v...)
 		b = append(b, `","capabilities":{"tools":{"listChanged":false}},"serverInfo":`+mcpServerInfo+`,"instructions":`...)
-		b = wire.AppendJSONString(b, mcpInstructions)
+		b = jsonw.AppendJSONString(b, mcpInstructions)
 		s.res = append(b, '}')
 		s.rpcResult(w, req, id, s.res)
 	case "ping":
@@ -274,32 +340,32 @@ func (s *Endpoint) Serve(req *wire.Request, w *wire.Response, nowMs int64, rawQu
 	case "tools/call":
 		s.callTool(w, req, id, params, false, nowMs)
 	default:
-		s.rpcError(w, req, 200, id, rpcMethodNotFound, "Method not found: "+wire.QuoteClean(method)+"; this server answers initialize, ping, tools/list and tools/call (protocol 2025-11-25), and server/discover, tools/list and tools/call (protocol 2026-07-28)", "")
+		s.rpcError(w, req, 200, id, rpcMethodNotFound, "Method not found: "+text.QuoteClean(method)+"; this server answers initialize, ping, tools/list and tools/call (protocol 2025-11-25), and server/discover, tools/list and tools/call (protocol 2026-07-28)", "")
 	}
 }
 
 // serveModern answers a request of the stateless 2026-07-28 revision.
-func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method string, params, meta, metaV jsonv.Result, hv string, nowMs int64) {
+func (s *Endpoint) serveModern(w *Response, req *Request, id, method string, params, meta, metaV jsonv.Result, hv string, nowMs int64) {
 	if metaV.Type != jsonv.String {
 		s.rpcError(w, req, 400, id, rpcInvalidParams, `Invalid params: params._meta["`+metaVersion+`"] is required (a string, "2026-07-28") with protocol 2026-07-28`, "")
 		return
 	}
 	if metaV.Str != mcpModern {
-		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+wire.QuoteClean(metaV.Str)+`: per-request _meta versions are served for 2026-07-28; for 2025-11-25, 2025-06-18 or 2025-03-26 start with initialize`, metaV.Str)
+		s.rpcError(w, req, 400, id, rpcUnsupportedVersion, "Unsupported protocol version "+text.QuoteClean(metaV.Str)+`: per-request _meta versions are served for 2026-07-28; for 2025-11-25, 2025-06-18 or 2025-03-26 start with initialize`, metaV.Str)
 		return
 	}
 	if hv != metaV.Str {
 		msg := "Header mismatch: the MCP-Protocol-Version header is missing; it must equal params._meta[\"" + metaVersion + "\"] (2026-07-28)"
 		if hv != "" {
-			msg = "Header mismatch: MCP-Protocol-Version header " + wire.QuoteClean(hv) + " does not match params._meta[\"" + metaVersion + "\"] \"2026-07-28\""
+			msg = "Header mismatch: MCP-Protocol-Version header " + text.QuoteClean(hv) + " does not match params._meta[\"" + metaVersion + "\"] \"2026-07-28\""
 		}
 		s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
 		return
 	}
-	if mm := req.Header("mcp-method"); mm != method {
-		msg := "Header mismatch: the Mcp-Method header is missing; it must equal the body's method " + wire.QuoteClean(method)
+	if mm := req.MCPMethod; mm != method {
+		msg := "Header mismatch: the Mcp-Method header is missing; it must equal the body's method " + text.QuoteClean(method)
 		if mm != "" {
-			msg = "Header mismatch: Mcp-Method header " + wire.QuoteClean(mm) + " does not match the body's method " + wire.QuoteClean(method)
+			msg = "Header mismatch: Mcp-Method header " + text.QuoteClean(mm) + " does not match the body's method " + text.QuoteClean(method)
 		}
 		s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
 		return
@@ -315,24 +381,24 @@ func (s *Endpoint) serveModern(w *wire.Response, req *wire.Request, id, method s
 		s.rpcResult(w, req, id, s.toolsModern)
 	case "tools/call":
 		name := field(params, "name")
-		hn := decodeSentinel(req.Header("mcp-name"))
+		hn := decodeSentinel(req.MCPName)
 		if name.Type == jsonv.String && hn != name.Str {
-			msg := "Header mismatch: the Mcp-Name header is missing; it must equal params.name " + wire.QuoteClean(name.Str)
-			if req.Header("mcp-name") != "" {
-				msg = "Header mismatch: Mcp-Name header " + wire.QuoteClean(hn) + " does not match params.name " + wire.QuoteClean(name.Str)
+			msg := "Header mismatch: the Mcp-Name header is missing; it must equal params.name " + text.QuoteClean(name.Str)
+			if req.MCPName != "" {
+				msg = "Header mismatch: Mcp-Name header " + text.QuoteClean(hn) + " does not match params.name " + text.QuoteClean(name.Str)
 			}
 			s.rpcError(w, req, 400, id, rpcHeaderMismatch, msg, "")
 			return
 		}
 		s.callTool(w, req, id, params, true, nowMs)
 	default:
-		s.rpcError(w, req, 404, id, rpcMethodNotFound, "Method not found: "+wire.QuoteClean(method)+"; with protocol 2026-07-28 this server answers server/discover, tools/list and tools/call", "")
+		s.rpcError(w, req, 404, id, rpcMethodNotFound, "Method not found: "+text.QuoteClean(method)+"; with protocol 2026-07-28 this server answers server/discover, tools/list and tools/call", "")
 	}
 }
 
 // callTool runs tools/call: the arguments become a query string for the operation's
 // own function, whose result or error becomes the tool result.
-func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, params jsonv.Result, modern bool, nowMs int64) {
+func (s *Endpoint) callTool(w *Response, req *Request, id string, params jsonv.Result, modern bool, nowMs int64) {
 	name := field(params, "name")
 	if name.Type != jsonv.String {
 		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.name must be the name of a tool (see tools/list)", "")
@@ -345,7 +411,7 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 		}
 	}
 	if ti < 0 {
-		s.rpcError(w, req, 200, id, rpcInvalidParams, "Unknown tool "+wire.QuoteClean(name.Str)+"; the tools are "+s.toolNames, "")
+		s.rpcError(w, req, 200, id, rpcInvalidParams, "Unknown tool "+text.QuoteClean(name.Str)+"; the tools are "+s.toolNames, "")
 		return
 	}
 	t := &s.tools[ti]
@@ -354,9 +420,25 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 		s.rpcError(w, req, 200, id, rpcInvalidParams, "Invalid params: params.arguments must be an object of the tool's arguments", "")
 		return
 	}
+	pathParam, bad := s.argsQuery(t, args)
+	var body []byte
+	if bad == "" {
+		var msg string
+		var ok bool
+		if body, msg, ok = s.ops.Run(ti, pathParam, s.qs, nowMs); !ok {
+			bad = msg
+		}
+	}
+	s.res = s.appendToolResult(s.res[:0], t, body, bad, modern)
+	s.rpcResult(w, req, id, s.res)
+}
+
+// argsQuery writes the arguments of tool t, but its path parameter, into s.qs as a
+// query string, and returns the path parameter; bad is why the arguments are refused
+// ("" when they are not).
+func (s *Endpoint) argsQuery(t *Tool, args jsonv.Result) (pathParam, bad string) {
 	qs := s.qs[:0]
-	pathParam, hasPathParam := "", false
-	bad := ""
+	hasPathParam := false
 	args.ForEach(func(k, v jsonv.Result) bool {
 		key := k.String()
 		var val string
@@ -368,16 +450,7 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 		case jsonv.Number:
 			val = v.Raw // an integer stays as written; anything else is refused by name
 		default:
-			what := "a boolean"
-			if v.IsArray() {
-				what = "an array"
-			} else if v.IsObject() {
-				what = "an object"
-			}
-			bad = "argument " + wire.QuoteClean(key) + " must be a string or an integer, got " + what
-			if key == "accessory_ids" {
-				bad += `; give accessory ids as one comma-separated string, e.g. "1,1,2"`
-			}
+			bad = badArgument(key, v)
 			return false
 		}
 		if t.PathParam != "" && key == t.PathParam {
@@ -396,16 +469,29 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 	if bad == "" && t.PathParam != "" && !hasPathParam {
 		bad = "missing required argument " + t.PathParam + " (" + t.PathHint + ")"
 	}
-	out := &s.out
-	out.Reset()
-	if bad == "" {
-		if msg, ok := s.ops.Run(ti, pathParam, qs, out, nowMs); !ok {
-			bad = msg
-		}
+	return pathParam, bad
+}
+
+// badArgument says why argument key, a boolean, an array or an object (v), is refused.
+func badArgument(key string, v jsonv.Result) string {
+	what := "a boolean"
+	if v.IsArray() {
+		what = "an array"
+	} else if v.IsObject() {
+		what = "an object"
 	}
-	b := s.res[:0]
+	bad := "argument " + text.QuoteClean(key) + " must be a string or an integer, got " + what
+	if key == "accessory_ids" {
+		bad += `; give accessory ids as one comma-separated string, e.g. "1,1,2"`
+	}
+	return bad
+}
+
+// appendToolResult appends the result of a call of tool t: the operation's body, or
+// the error bad when it is not "".
+func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, bad string, modern bool) []byte {
 	if bad != "" {
-		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
+		b = jsonw.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
 		b = append(b, `}],"isError":true`...)
 	} else {
 		// structuredContent, then the same JSON as the text block.
@@ -414,13 +500,13 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 			sc = append(sc, `{"`...)
 			sc = append(sc, t.Wrap...)
 			sc = append(sc, `":`...)
-			sc = append(sc, out.Body...)
+			sc = append(sc, body...)
 			sc = append(sc, '}')
 		} else {
-			sc = append(sc, out.Body...)
+			sc = append(sc, body...)
 		}
 		s.structured = sc
-		b = wire.AppendMember(b, `{"content":[{"type":"text","text":`, wire.BytesString(sc))
+		b = jsonw.AppendMember(b, `{"content":[{"type":"text","text":`, text.BytesString(sc))
 		b = append(b, `}],"structuredContent":`...)
 		b = append(b, sc...)
 		b = append(b, `,"isError":false`...)
@@ -428,15 +514,14 @@ func (s *Endpoint) callTool(w *wire.Response, req *wire.Request, id string, para
 	if modern {
 		b = append(b, ","+mcpResultMeta...)
 	}
-	s.res = append(b, '}')
-	s.rpcResult(w, req, id, s.res)
+	return append(b, '}')
 }
 
 // rpcResult writes a JSON-RPC result response; result is a JSON object. Modern
 // results already carry resultType and _meta.
-func (s *Endpoint) rpcResult(w *wire.Response, req *wire.Request, id string, result []byte) {
+func (s *Endpoint) rpcResult(w *Response, req *Request, id string, result []byte) {
 	w.Status = 200
-	s.headers(w, req.Header("origin"), true)
+	s.headers(w, req.Origin, true)
 	w.Body = append(w.Body, `{"jsonrpc":"2.0","id":`...)
 	w.Body = append(w.Body, id...)
 	w.Body = append(w.Body, `,"result":`...)
@@ -448,9 +533,9 @@ func (s *Endpoint) rpcResult(w *wire.Response, req *wire.Request, id string, res
 // as raw JSON, or "" when it could not be read (the member is then left out, as MCP's
 // schema has it). requested, when not "", makes it an UnsupportedProtocolVersionError
 // with its data.
-func (s *Endpoint) rpcError(w *wire.Response, req *wire.Request, status int, id string, code int64, msg, requested string) {
+func (s *Endpoint) rpcError(w *Response, req *Request, status int, id string, code int64, msg, requested string) {
 	w.Status = status
-	origin := req.Header("origin")
+	origin := req.Origin
 	s.headers(w, origin, origin == "" || s.originAllowed(origin))
 	w.Body = append(w.Body, `{"jsonrpc":"2.0",`...)
 	if id != "" {
@@ -459,12 +544,12 @@ func (s *Endpoint) rpcError(w *wire.Response, req *wire.Request, status int, id 
 		w.Body = append(w.Body, ',')
 	}
 	w.Body = append(w.Body, `"error":{"code":`...)
-	w.Body = wire.AppendInt(w.Body, code)
+	w.Body = jsonw.AppendInt(w.Body, code)
 	w.Body = append(w.Body, `,"message":`...)
-	w.Body = wire.AppendJSONString(w.Body, msg)
+	w.Body = jsonw.AppendJSONString(w.Body, msg)
 	if code == rpcUnsupportedVersion {
 		w.Body = append(w.Body, `,"data":{"supported":`+mcpSupported+`,"requested":`...)
-		w.Body = wire.AppendJSONString(w.Body, wire.Clean(requested))
+		w.Body = jsonw.AppendJSONString(w.Body, text.Clean(requested))
 		w.Body = append(w.Body, '}')
 	}
 	w.Body = append(w.Body, "}}"...)
@@ -472,7 +557,7 @@ func (s *Endpoint) rpcError(w *wire.Response, req *wire.Request, status int, id 
 
 // headers sets the headers of every MCP answer. A browser origin gets CORS headers
 // only once it is allowed.
-func (s *Endpoint) headers(w *wire.Response, origin string, allowed bool) {
+func (s *Endpoint) headers(w *Response, origin string, allowed bool) {
 	if w.Status != 202 {
 		w.SetHeader("content-type", "application/json; charset=utf-8")
 	}
@@ -487,8 +572,8 @@ func (s *Endpoint) headers(w *wire.Response, origin string, allowed bool) {
 
 // Preflight answers a CORS preflight from an allowed origin and reports whether it
 // did; any other method but POST is the caller's to refuse (405).
-func (s *Endpoint) Preflight(req *wire.Request, w *wire.Response) bool {
-	origin := req.Header("origin")
+func (s *Endpoint) Preflight(req *Request, w *Response) bool {
+	origin := req.Origin
 	if req.Method != "OPTIONS" || origin == "" || !s.originAllowed(origin) {
 		return false
 	}
@@ -550,7 +635,7 @@ func isRequestID(v jsonv.Result) bool {
 		if len(r) > 0 && r[0] == '-' {
 			r = r[1:]
 		}
-		_, ok := wire.Digits(r, 1<<62)
+		_, ok := text.Digits(r, 1<<62)
 		return ok && len(r) <= 16
 	}
 	return false

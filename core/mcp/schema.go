@@ -2,7 +2,7 @@ package mcp
 
 import (
 	"github.com/campervan/agent-api/core/jsonv"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/jsonw"
 )
 
 // The tools' schemas as tools/list carries them: derived from the OpenAPI document,
@@ -32,7 +32,7 @@ func appendToolInput(b []byte, op, schemas jsonv.Result) []byte {
 			b = append(b, ',')
 		}
 		n++
-		b = wire.AppendJSONString(b, name)
+		b = jsonw.AppendJSONString(b, name)
 		b = append(b, ':')
 		b = appendLean(b, field(p, "schema"), schemas, lean{arg: true}, 0)
 		if field(p, "required").Bool() {
@@ -47,7 +47,7 @@ func appendToolInput(b []byte, op, schemas jsonv.Result) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = wire.AppendJSONString(b, r)
+			b = jsonw.AppendJSONString(b, r)
 		}
 		b = append(b, ']')
 	}
@@ -64,10 +64,10 @@ func appendToolOutput(b []byte, op, schemas jsonv.Result, wrap string, others []
 	if wrap == "" {
 		return appendLean(b, s, schemas, l, 0)
 	}
-	b = wire.AppendMember(b, `{"type":"object","properties":{`, wrap)
+	b = jsonw.AppendMember(b, `{"type":"object","properties":{`, wrap)
 	b = append(b, ':')
 	b = appendLean(b, s, schemas, l, 0)
-	b = wire.AppendMember(b, `},"required":[`, wrap)
+	b = jsonw.AppendMember(b, `},"required":[`, wrap)
 	return append(b, "]}"...)
 }
 

@@ -3,10 +3,8 @@ package quotetoken
 import "encoding/binary"
 
 // SHA-256 (FIPS 180-4), written here rather than taken from crypto/sha256 and
-// crypto/hmac: under TinyGo (0.41, wasip1) those allocate on every use, measured with
-// runtime.MemStats in a wasip1 build: hmac.New(sha256.New, key) reused with
-// Reset/Write/Sum 4 allocations per signature, a reused sha256.New() 1 per Sum,
-// sha256.Sum256 3 per call. Here a signature or a check allocates nothing
+// crypto/hmac: under TinyGo those allocate on every use, even a reused hmac or digest
+// (RATIONALE.md: signed quote ids). Here a signature or a check allocates nothing
 // (TestSignVerifyAllocs natively, `make allocs` under TinyGo), and HMAC starts from
 // the key's inner and outer states computed once (two compressions fewer per MAC).
 // The tests hold this code to crypto/sha256 and crypto/hmac on random inputs.
@@ -37,7 +35,7 @@ type digest struct {
 }
 
 // block runs the compression function over one 64-byte block. The words are read
-// here, not with binary.BigEndian.Uint32, which TinyGo (-opt s) left a call.
+// here, not with binary.BigEndian.Uint32, which TinyGo at -opt s leaves a call.
 func (d *digest) block(p []byte) {
 	p = p[:blockSize:blockSize]
 	for i := range d.w {

@@ -209,10 +209,10 @@ func decodedLen(s string) (int, bool) {
 
 // newKey keeps the key's base64url text for prepare. The key is decoded and its HMAC
 // states computed on its first use, not when the keys are parsed: parsing runs in every
-// instance's configure, and the SHA-256 block is one of the module's larger functions
-// (3 KB of code), which V8 compiles on its first call, as it does the base64 decoder.
-// An isolate whose first request is not a quote (the depots, a search) then compiles
-// neither during its cold start (issue 16).
+// instance's configure, and the SHA-256 block is one of the module's larger functions,
+// which V8 compiles on its first call, as it does the base64 decoder. An isolate whose
+// first request is not a quote (the depots, a search) then compiles neither during its
+// cold start.
 func newKey(id uint8, b64 string) key {
 	return key{id: id, b64: b64}
 }
@@ -271,15 +271,14 @@ func (k *Keyring) mac(key *key, msg []byte) {
 // macShort is mac for a message that fits one block with its padding (at most 55
 // bytes): the inner hash is one compression of msg padded in place, and the outer one
 // compression of the inner digest's eight words as they are, with its padding as
-// constant words. Through digest's write and finish the two took ~1.9 K more
-// instructions a quote under V8 (issue 16): zeroing the padding byte by byte, the
-// inner digest written out as bytes and read back as words, and the length.
+// constant words. digest's write and finish would zero the padding byte by byte, write
+// the inner digest out as bytes and read it back as words.
 //
 // When msg's array has a block's room (the keyring's scratch, where Sign and Verify
 // put every payload), the inner block's words are read from it eight bytes a load and
 // byte-swapped in registers, and the padding is made in the words (innerWords), not
 // copied into a buffer (a memory.copy, a call out of wasm in V8) and read back a byte
-// at a time (session 31).
+// at a time.
 func (k *Keyring) macShort(key *key, msg []byte) {
 	d := &k.d
 	w := &d.w
@@ -298,10 +297,9 @@ func (k *Keyring) macShort(key *key, msg []byte) {
 	*(*[8]uint32)(w[8:]) = [8]uint32{0x80000000, 0, 0, 0, 0, 0, 0, (blockSize + 32) << 3}
 	d.h = key.outer
 	compress(&d.h, w)
-	// The digest big-endian, two words a store: byte stores were 32 stores, each
-	// bounds-checked by workerd's V8 (session 31).
-	// (An 8-byte store through unsafe: written as PutUint64 of the swapped words, LLVM
-	// saw through the swap and stored the words' bytes one by one again.)
+	// The digest big-endian, two words a store rather than 32 byte stores, each
+	// bounds-checked by workerd's V8. An 8-byte store through unsafe: from PutUint64 of
+	// the swapped words, LLVM sees through the swap and stores the bytes one by one.
 	h := &d.h
 	for i := 0; i < 8; i += 2 {
 		*(*uint64)(unsafe.Pointer(&k.sum[4*i : 4*i+8 : 4*i+8][0])) = swap32x2(uint64(h[i]) | uint64(h[i+1])<<32)
@@ -310,7 +308,7 @@ func (k *Keyring) macShort(key *key, msg []byte) {
 
 // swap32x2 reverses the bytes of each 32-bit half of v: two big-endian words read
 // with one little-endian load, or written with one store. Ten operations: wasm has no
-// byte swap, and LLVM's for bits.ReverseBytes64 took ~30.
+// byte swap, and LLVM's lowering of bits.ReverseBytes64 is longer.
 //
 //go:inline
 func swap32x2(v uint64) uint64 {
@@ -355,11 +353,8 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 	if len(tok) < 4 || len(tok) > MaxLen || enc.DecodedLen(len(tok)) > cap(k.raw) {
 		return Malformed
 	}
-	for i := 0; i < len(tok); i++ {
-		// encoding/base64 skips '\r' and '\n' (FuzzVerify found it): one spelling only
-		if c := tok[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return Malformed
-		}
+	if !base64URL(tok) {
+		return Malformed
 	}
 	src := unsafe.Slice(unsafe.StringData(tok), len(tok)) // read only
 	n, err := enc.Decode(k.raw[:cap(k.raw)], src)
@@ -370,12 +365,7 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 	if b[0] != Version {
 		return Malformed
 	}
-	var key *key
-	for i := range k.keys {
-		if k.keys[i].id == b[1] {
-			key = &k.keys[i]
-		}
-	}
+	key := k.byID(b[1])
 	if key == nil {
 		return UnknownKey
 	}
@@ -388,6 +378,32 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 		return BadPayload
 	}
 	return OK
+}
+
+// base64URL reports whether tok is only characters of the base64url alphabet:
+// encoding/base64 skips '\r' and '\n', and a token has one spelling only. Inlined:
+// Verify runs it on every token.
+//
+//go:inline
+func base64URL(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// byID returns the key of id, or nil.
+//
+//go:inline
+func (k *Keyring) byID(id byte) *key {
+	for i := range k.keys {
+		if k.keys[i].id == id {
+			return &k.keys[i]
+		}
+	}
+	return nil
 }
 
 // maxPayload bounds what payloadAt writes whatever q holds: every uvarint at its
@@ -403,7 +419,7 @@ const maxPayload = 2 + (7+2*MaxLines+3)*binary.MaxVarintLen64 + 4 + NonceLen
 //	uvarints: issued at, expires at - issued at; the nonce (8 bytes).
 //
 // Written at an index rather than appended: binary.AppendUvarint is a call to
-// runtime.sliceAppend per byte under TinyGo (3 K instructions a quote).
+// runtime.sliceAppend per byte under TinyGo.
 func payloadAt(b []byte, n int, q *Quote) int {
 	_ = b[n+maxPayload-1]
 	b[n], b[n+1] = Version, q.KeyID

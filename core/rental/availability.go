@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // A search is checked in this order; the first failing rule is reported:
@@ -46,7 +46,7 @@ func choices(n int, item func(i int) (int64, string)) string {
 			b.WriteString(", ")
 		}
 		id, name := item(i)
-		b.WriteString(wire.Sprintf("%d (%s)", id, name))
+		b.WriteString(text.Sprintf("%d (%s)", id, name))
 	}
 	return b.String()
 }
@@ -88,7 +88,7 @@ func (c *Catalog) openNear(di int, d Date) (before, after Date) {
 
 // check checks s and fills sc, its context for the search's loops. Both by pointer:
 // TinyGo passes and returns a struct by value through a copy in linear memory, each
-// word a checked load and store in workerd (issue 16, session 32).
+// word a checked load and store in workerd.
 func (c *Catalog) check(s *Search, sc *searchCtx) *Error {
 	pi, di, fee, err := c.checkRoute(s)
 	if err != nil {
@@ -121,19 +121,19 @@ func (c *Catalog) check(s *Search, sc *searchCtx) *Error {
 // pick-up date, else the drop-off depot on the drop-off date.
 //
 // The messages of the checks are built out of line (here, dateError and routeError):
-// wire.Sprintf with its boxed arguments was most of check, checkDates and checkRoute,
-// and V8 compiles a function whole on its first call, so every isolate's first search
-// compiled them (issue 16).
+// V8 compiles a function whole on its first call, and text.Sprintf with its boxed
+// arguments would otherwise be most of check, checkDates and checkRoute, compiled by
+// every isolate's first search.
 //
 //go:noinline
 func (c *Catalog) closedError(pi, di int, s *Search) *Error {
 	if cl := c.closedOn(pi, s.PickUp); cl != nil {
 		b, a := c.openNear(pi, s.PickUp)
-		return InvalidCode(CodeDepotClosed, "pick_up_date", wire.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(&c.depots[pi]), s.PickUp, cl.name, b, a))
+		return InvalidCode(CodeDepotClosed, "pick_up_date", text.Sprintf("%s is closed on pick_up_date %s (%s); choose another pick_up_date, for example %s or %s.", depotRef(&c.depots[pi]), s.PickUp, cl.name, b, a))
 	}
 	cl := c.closedOn(di, s.DropOff)
 	b, a := c.openNear(di, s.DropOff)
-	return InvalidCode(CodeDepotClosed, "drop_off_date", wire.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(&c.depots[di]), s.DropOff, cl.name, b, a))
+	return InvalidCode(CodeDepotClosed, "drop_off_date", text.Sprintf("%s is closed on drop_off_date %s (%s); choose another drop_off_date, for example %s or %s.", depotRef(&c.depots[di]), s.DropOff, cl.name, b, a))
 }
 
 // CheckHireDates applies the hire-date rules that need no depot to a pick-up and a
@@ -196,24 +196,24 @@ func (c *Catalog) dateError(r int, pickUp, dropOff, today Date, notice int, pd *
 	first, last := c.CalendarRange()
 	switch r {
 	case dateOrder:
-		return InvalidCode(CodeDateOrder, "drop_off_date", wire.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
+		return InvalidCode(CodeDateOrder, "drop_off_date", text.Sprintf("drop_off_date %s is before pick_up_date %s; drop_off_date must be on or after pick_up_date (a same-day hire counts as 1 day).", dropOff, pickUp))
 	case datePast:
-		return InvalidCode(CodeDateInPast, "pick_up_date", wire.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
+		return InvalidCode(CodeDateInPast, "pick_up_date", text.Sprintf("pick_up_date %s is in the past; today in New Zealand is %s. Choose a pick_up_date on or after %s.", pickUp, today, today.AddDays(notice)))
 	case dateNotice:
 		n := "1 day's"
 		if notice != 1 {
 			n = strconv.Itoa(notice) + " days'"
 		}
-		return InvalidCode(CodeNoticePeriod, "pick_up_date", wire.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
+		return InvalidCode(CodeNoticePeriod, "pick_up_date", text.Sprintf("pick_up_date %s is too soon: %s needs %s notice, so the earliest pick_up_date there is %s (today in New Zealand is %s).", pickUp, depotRef(pd), n, today.AddDays(notice), today))
 	case dateTooFar:
-		return InvalidCode(CodeTooFarAhead, "pick_up_date", wire.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
+		return InvalidCode(CodeTooFarAhead, "pick_up_date", text.Sprintf("pick_up_date %s is too far ahead: hires can be booked at most %d days ahead, so the latest pick_up_date is %s.", pickUp, c.maxAdvance, today.AddDays(c.maxAdvance)))
 	case dateNoRatesPickUp:
-		return InvalidCode(CodeNoRates, "pick_up_date", wire.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
+		return InvalidCode(CodeNoRates, "pick_up_date", text.Sprintf("pick_up_date %s has no published rates yet; rates are published for %s to %s.", pickUp, first, last))
 	case dateNoRatesDropOff:
-		return InvalidCode(CodeNoRates, "drop_off_date", wire.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
+		return InvalidCode(CodeNoRates, "drop_off_date", text.Sprintf("drop_off_date %s has no published rates yet; rates are published up to %s, so choose a drop_off_date on or before %s.", dropOff, last, last))
 	}
 	days := int(dropOff) - int(pickUp) + 1
-	return InvalidCode(CodeTooLong, "drop_off_date", wire.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
+	return InvalidCode(CodeTooLong, "drop_off_date", text.Sprintf("the hire from %s to %s is %d days, longer than the maximum of %d days (both the pick-up and the drop-off day count); choose a drop_off_date on or before %s.", pickUp, dropOff, days, c.maxHire, pickUp.AddDays(c.maxHire-1)))
 }
 
 // CheckRoute checks what of a search holds for every date: both depots exist and are
@@ -244,14 +244,14 @@ func (c *Catalog) routeError(s *Search) *Error {
 	refs := s.refs()
 	p, ok := c.depotIdx.find(s.PickUpDepot)
 	if !ok || !c.depotX[p].active {
-		return InvalidCode(CodeUnknownID, "pick_up_depot_id", wire.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
+		return InvalidCode(CodeUnknownID, "pick_up_depot_id", text.Sprintf("pick_up_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.PickUpDepot, refs.Depots, c.depotChoices()))
 	}
 	d, ok := c.depotIdx.find(s.DropOffDepot)
 	if !ok || !c.depotX[d].active {
-		return InvalidCode(CodeUnknownID, "drop_off_depot_id", wire.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
+		return InvalidCode(CodeUnknownID, "drop_off_depot_id", text.Sprintf("drop_off_depot_id %d is not an active depot; use one of the ids listed by %s: %s.", s.DropOffDepot, refs.Depots, c.depotChoices()))
 	}
 	pi, di := int(p), int(d)
-	return InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", wire.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
+	return InvalidCode(CodeRouteNotOffered, "drop_off_depot_id", text.Sprintf("one-way hires from %s to %s are not offered; choose a drop_off_depot_id from: %s.", depotRef(&c.depots[pi]), depotRef(&c.depots[di]), c.routesFrom(pi)))
 }
 
 // routesFrom lists the active drop-off depots reachable from depot index pi.
@@ -265,7 +265,7 @@ func (c *Catalog) routesFrom(pi int) string {
 		if b.Len() > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(wire.Sprintf("%d (%s", c.depots[j].ID, c.depots[j].Name))
+		b.WriteString(text.Sprintf("%d (%s", c.depots[j].ID, c.depots[j].Name))
 		if j == pi {
 			b.WriteString(", same depot")
 		}
@@ -369,10 +369,9 @@ func (c *Catalog) AvailabilityFiltered(s Search, f *Filter, dst []Offer) ([]Offe
 
 // offers appends the available vehicles of a resolved search that pass f. It is
 // available and rental over every vehicle (availableAt, rentalOf), with what they read
-// from c and sc taken into locals first: a store into dst may alias any field as far as the compiler
-// knows, so the catalog's slices and the search's numbers were loaded again from
-// memory for every vehicle, each load bounds-checked by V8 (issue 16, session 29).
-// TestOffersMatchAvailable holds it to available and rental.
+// from c and sc taken into locals first: a store into dst may alias any field as far as
+// the compiler knows, so a field would be loaded (and bounds-checked by V8) again for
+// every vehicle. TestOffersMatchAvailable holds it to available and rental.
 func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 	vx, vs, fleet := c.vehicleX, c.vehicles, c.fleet
 	nd, pd, season, days := len(c.depots), sc.pd, sc.season, sc.days
@@ -395,7 +394,7 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 			continue
 		}
 		// Written in place once dst has room (it is kept between requests): under TinyGo
-		// an append is a call whose copy V8 runs as a call out to C (wire.Put).
+		// an append is a call whose copy V8 runs as a call out to C (jsonw.Put).
 		n := len(dst)
 		if n == cap(dst) {
 			dst = append(dst, Offer{})
@@ -420,7 +419,7 @@ func (c *Catalog) Unavailable(s Search, vehicleID int64) string {
 	}
 	vi, ok := c.vehicleIdx.find(vehicleID)
 	if !ok {
-		return wire.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
+		return text.Sprintf("vehicle_id %d is not a vehicle; use a vehicleId returned by %s.", vehicleID, s.refs().Vehicles)
 	}
 	_, msg := c.reason(int(vi), &sc)
 	return msg
@@ -432,7 +431,7 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 	v := &c.vehicles[vi]
 	x := &c.vehicleX[vi]
 	nd := len(c.depots)
-	name := wire.Sprintf("The %s (vehicle %d)", v.Name, v.ID)
+	name := text.Sprintf("The %s (vehicle %d)", v.Name, v.ID)
 	pd := &c.depots[sc.pd]
 	p := vi*nd + sc.pd
 	if c.fleet[p] == 0 {
@@ -446,12 +445,12 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 		if len(at) > 0 {
 			where = strings.Join(at, ", ")
 		}
-		return CodeNotBasedHere, wire.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
+		return CodeNotBasedHere, text.Sprintf("%s is not based at %s, so it cannot be picked up there; it can be picked up at %s.", name, depotRef(pd), where)
 	}
 	first, _ := c.CalendarRange()
 	pickUp := first.AddDays(sc.a)
 	if min := int(x.minDays[sc.season]); sc.days < min {
-		return CodeMinHire, wire.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
+		return CodeMinHire, text.Sprintf("%s needs a minimum hire of %d days for pick-ups in the %s season; this hire is %d days (both the pick-up and the drop-off day count). Choose a drop_off_date on or after %s.",
 			name, min, c.seasonNames[sc.season], sc.days, pickUp.AddDays(min-1))
 	}
 	if sp := c.blockedIn(p, sc.a, sc.b); sp != nil {
@@ -459,7 +458,7 @@ func (c *Catalog) reason(vi int, sc *searchCtx) (code, msg string) {
 		if day < sc.a {
 			day = sc.a
 		}
-		return CodeBookedOut, wire.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
+		return CodeBookedOut, text.Sprintf("%s is booked out at %s on %s: every unit there is hired from %s to %s. Try other dates or another pick-up depot.",
 			name, depotRef(pd), first.AddDays(day), first.AddDays(int(sp.from)), first.AddDays(int(sp.to)))
 	}
 	return "", ""

@@ -188,7 +188,7 @@ func TestAvailabilityAllocs(t *testing.T) {
 }
 
 // TestOffersMatchAvailable holds offers (the search's loop, with what it reads taken
-// into locals: session 29) to available and rental, vehicle by vehicle: every depot
+// into locals) to available and rental, vehicle by vehicle: every depot
 // pair, pick-up days across the calendar and the seasons, hire lengths from 1 to 30
 // days, with and without filters. It fails when offers drops, adds or prices a
 // vehicle differently.

@@ -51,7 +51,7 @@ type Catalog struct {
 
 // Bundled returns the catalog of the snapshot bundled in data/, prepared at build time
 // (bundled_gen.go, written by build/checksnapshot from LoadCatalog's result): the
-// Worker starts with it instead of parsing the JSON at instance start (issue 16). It is
+// Worker starts with it instead of parsing the JSON at instance start. It is
 // shared and must not be modified, as any Catalog.
 func Bundled() *Catalog { return &preparedCatalog }
 
@@ -133,17 +133,18 @@ func (c *Catalog) VehicleIndex(v *Vehicle) int {
 
 // AccessoryIDs returns every accessory's id in ascending order, and its name at the
 // same index; InsuranceIDs the insurance plans'. AccessoryIndex and InsuranceIndex
-// return an id's index there, or -1 (issue 16: the API renders each item's JSON once).
+// return an id's index there, or -1 (the API renders each item's JSON once).
 func (c *Catalog) AccessoryIDs() ([]int64, []string) {
 	return c.accessoryIDs.idx.ids, c.accessoryIDs.names
 }
 
-// InsuranceIDs: see AccessoryIDs.
+// InsuranceIDs returns every insurance plan's id in ascending order, and its name at
+// the same index (see AccessoryIDs).
 func (c *Catalog) InsuranceIDs() ([]int64, []string) {
 	return c.insuranceIDs.idx.ids, c.insuranceIDs.names
 }
 
-// AccessoryIndex: see AccessoryIDs.
+// AccessoryIndex returns the index of accessory id in AccessoryIDs, or -1.
 func (c *Catalog) AccessoryIndex(id int64) int {
 	if i, ok := c.accessoryIDs.idx.find(id); ok {
 		return int(i)
@@ -151,7 +152,7 @@ func (c *Catalog) AccessoryIndex(id int64) int {
 	return -1
 }
 
-// InsuranceIndex: see AccessoryIDs.
+// InsuranceIndex returns the index of insurance plan id in InsuranceIDs, or -1.
 func (c *Catalog) InsuranceIndex(id int64) int {
 	if i, ok := c.insuranceIDs.idx.find(id); ok {
 		return int(i)

@@ -246,16 +246,16 @@ func TestLoadMissingFileAndShapes(t *testing.T) {
 	}
 }
 
-// TestBundledIsLoadCatalog checks the catalog prepared at build time (bundled_gen.go)
+// TestGeneratedBundledCatalog checks the catalog prepared at build time (bundled_gen.go)
 // against LoadCatalog of data/*.json, field by field (unexported ones included).
-func TestBundledIsLoadCatalog(t *testing.T) {
+func TestGeneratedBundledCatalog(t *testing.T) {
 	want := bundledCatalog(t)
 	got := Bundled()
 	if got.Version() != want.Version() {
-		t.Fatalf("bundled_gen.go is of snapshot %s, data/ is %s: run make build (or go run ./build/checksnapshot -go core/rental/bundled_gen.go)", got.Version(), want.Version())
+		t.Fatalf("bundled_gen.go is of snapshot %s, data/ is %s: run go generate ./... (make build does)", got.Version(), want.Version())
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatal("bundled_gen.go differs from LoadCatalog(data/*.json): run make build (or go run ./build/checksnapshot -go core/rental/bundled_gen.go)")
+		t.Fatal("bundled_gen.go differs from LoadCatalog(data/*.json): run go generate ./... (make build does)")
 	}
 	// The test can fail: a catalog that differs in one unexported field is not equal.
 	other := *want

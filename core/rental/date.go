@@ -1,6 +1,6 @@
 package rental
 
-import "github.com/campervan/agent-api/core/wire"
+import "github.com/campervan/agent-api/core/text"
 
 // Civil dates without time zones. A Date counts days since 1970-01-01; the
 // conversions use Howard Hinnant's days-from-civil algorithms, so they need no
@@ -17,10 +17,9 @@ const (
 // else, including impossible dates (2026-02-30) and years outside 1970..9999.
 //
 // "YYYY-MM-" is read as one 64-bit word and its six digits and two dashes tested
-// together, the day's two digits as a pair: field by field through wire.Digits, each
-// byte was a bounds-checked load and a test of its own under workerd, ~310
-// instructions a date and two dates a search (issue 16, session 30). A byte is a
-// digit when its high nibble is 3 and adding 6 leaves it 3 ('0'-'9' are 0x30-0x39);
+// together, the day's two digits as a pair, rather than byte by byte: each byte load is
+// a bounds check under workerd. A byte is a digit when its high nibble is 3 and adding
+// 6 leaves it 3 ('0'-'9' are 0x30-0x39);
 // once every byte has passed (a digit's, or a dash), none carried into the next.
 // TestParseDateEveryByte holds it to the field-by-field reading on every byte value at
 // every place.
@@ -34,7 +33,7 @@ func ParseDate(s string) (Date, bool) {
 		dashesM = 0xff0000ff00000000 // s[4] and s[7]
 		dashes  = 0x2d00002d00000000
 	)
-	x := wire.Load64(s, 0)
+	x := text.Load64(s, 0)
 	dd := uint32(s[8]) | uint32(s[9])<<8
 	if x&dashesM != dashes || x&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||
 		(x+0x06*ones)&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||
@@ -53,7 +52,7 @@ func ParseDate(s string) (Date, bool) {
 
 // twoOrFour reads a fixed-width field of a date or a time (all digits).
 func twoOrFour(s string) (int, bool) {
-	n, ok := wire.Digits(s, 9999)
+	n, ok := text.Digits(s, 9999)
 	return int(n), ok
 }
 
@@ -79,7 +78,7 @@ func DateOf(y, m, d int) Date {
 	if m <= 2 {
 		y--
 	}
-	era := int(wire.FloorDiv(int64(y), 400))
+	era := int(text.FloorDiv(int64(y), 400))
 	yoe := y - era*400
 	mp := (m + 9) % 12
 	doy := (153*mp+2)/5 + d - 1
@@ -92,7 +91,7 @@ func DateOf(y, m, d int) Date {
 //go:inline
 func (d Date) Civil() (y, m, day int) {
 	z := int(d) + 719468
-	era := int(wire.FloorDiv(int64(z), 146097))
+	era := int(text.FloorDiv(int64(z), 146097))
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	y = yoe + era*400
@@ -134,8 +133,7 @@ func (d Date) AppendTo(b []byte) []byte {
 // DateLen is how many bytes At writes.
 const DateLen = 10
 
-// At writes d as AppendTo does, at buf[n:] (a cursor writer: core/wire/cursor.go), and
-// returns n + DateLen.
+// At writes d as AppendTo does, at buf[n:] (a cursor writer), and returns n + DateLen.
 //
 //go:inline
 func (d Date) At(buf []byte, n int) int {

@@ -3,12 +3,11 @@ package rental
 import "slices"
 
 // idIndex finds an id's position in a list sorted by id (the depots, the vehicles).
-// It replaced a map[int64]int32 (issue 16): under TinyGo a map lookup hashes the key
-// and compares it through runtime calls, ~370 instructions under V8, and a quote
-// makes three of them (its two depots and its vehicle), a search two. The bundled
-// snapshot's ids run 1..n, so a lookup is a subtraction and one compare; other ids
-// are found by binary search. The Catalog's generated literal (bundled_gen.go) holds
-// it as it is, where a map literal was built entry by entry at instance start.
+// It is not a map: under TinyGo a map lookup hashes and compares the key through
+// runtime calls, and a map literal is built entry by entry at instance start, where
+// the Catalog's generated literal (bundled_gen.go) holds an idIndex as it is. The
+// bundled snapshot's ids run 1..n, so a lookup is a subtraction and one compare; other
+// ids are found by binary search.
 type idIndex struct {
 	ids   []int64 // ascending, distinct
 	dense bool    // ids[i] == ids[0]+i for every i
@@ -64,7 +63,7 @@ func (x *idIndex) index(id int64) int32 {
 
 // idNames is the name of every id of a list (the accessories, the insurance plans),
 // for messages about an id a vehicle does not offer. Like idIndex, it is a literal in
-// bundled_gen.go: its map[int64]string forerunners were built at every instance start.
+// bundled_gen.go rather than a map built at every instance start.
 type idNames struct {
 	idx   idIndex
 	names []string // names[i] is the name of idx.ids[i]

@@ -1,6 +1,6 @@
 package rental
 
-// The live inventory (issue 13): what changes between deploys, kept apart from the
+// The live inventory: what changes between deploys, kept apart from the
 // reference data of the Catalog. Availability needs, per (vehicle, depot) pair, only
 // the days on which every unit is taken, so that is all an Inventory holds, and all its
 // binary form (the blob build/publish writes to Workers KV) carries:
@@ -28,7 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/campervan/agent-api/core/jsonv"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Inventory is one version of the bookings: per (vehicle, depot) pair the sorted,
@@ -90,10 +90,10 @@ const (
 // every pair and the calendar's range (spans are clipped to it).
 func (c *Catalog) referenceHash() uint64 {
 	var buf [8]byte
-	h := wire.FNVOffset
+	h := text.FNVOffset
 	put := func(v int64) {
 		binary.LittleEndian.PutUint64(buf[:], uint64(v))
-		h = wire.FNV64a(h, wire.BytesString(buf[:]))
+		h = text.FNV64a(h, text.BytesString(buf[:]))
 	}
 	put(int64(c.calStart))
 	put(int64(c.calDays))
@@ -109,11 +109,10 @@ func (c *Catalog) referenceHash() uint64 {
 }
 
 // blobVersion returns the version of a blob: its FNV-64a hash, in hex (the hash of the
-// catalog's version and of the ETags). Measured under TinyGo/wazero on a 127 KiB blob,
-// SHA-256 took 1.3 ms of the 5 ms a swap may take; no version needs to resist a forger
-// (only the publisher writes KV), so the cheap hash will do.
+// catalog's version and of the ETags). No version needs to resist a forger (only the
+// publisher writes KV), so it is not SHA-256, which costs far more in wasm.
 func blobVersion(blob []byte) string {
-	return string(wire.AppendHex64(nil, wire.FNV64a(wire.FNVOffset, wire.BytesString(blob))))
+	return string(text.AppendHex64(nil, text.FNV64a(text.FNVOffset, text.BytesString(blob))))
 }
 
 // InventoryVersion returns the version a blob has (whether or not it is valid).
@@ -167,16 +166,14 @@ type blobReader struct {
 
 func (r *blobReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = wire.Errorf("inventory blob: at byte %d: %s", r.off, wire.Sprintf(format, args...))
+		r.err = text.Errorf("inventory blob: at byte %d: %s", r.off, text.Sprintf(format, args...))
 	}
 }
 
 // failInts is fail with the first n of a, b, c as its arguments. DecodeInventory's
 // checks call it, not fail: a call to fail boxes its arguments where it is made, and
-// DecodeInventory is compiled inline into the module's inventory export, which V8
-// compiles whole when an isolate takes its first live inventory, on the path of a
-// first search (issue 16, session 24: the export was 3,847 bytes, 25 of its calls
-// allocations). Out of line, the boxing is compiled only when a blob is refused.
+// V8 compiles the decoder when an isolate takes its first live inventory, on the path
+// of a first search. Out of line, the boxing is compiled only when a blob is refused.
 //
 //go:noinline
 func (r *blobReader) failInts(format string, n int, a, b, c int64) {
@@ -192,7 +189,8 @@ func (r *blobReader) failInts(format string, n int, a, b, c int64) {
 	}
 }
 
-// failFleet: see failInts.
+// failFleet refuses a blob built for another fleet or calendar (out of line: see
+// failInts).
 //
 //go:noinline
 func (r *blobReader) failFleet(h, want uint64) {
@@ -205,12 +203,12 @@ func (r *blobReader) failFleet(h, want uint64) {
 //go:noinline
 func blobHeaderError(blob []byte) error {
 	if len(blob) > MaxInventoryBytes {
-		return wire.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
+		return text.Errorf("inventory blob: %d bytes, more than the limit of %d", len(blob), MaxInventoryBytes)
 	}
 	if len(blob) < len(inventoryMagic)+1 || string(blob[:len(inventoryMagic)]) != inventoryMagic {
-		return wire.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
+		return text.Errorf("inventory blob: does not start with %q (not an inventory)", inventoryMagic)
 	}
-	return wire.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
+	return text.Errorf("inventory blob: format %d, this Worker reads format %d", blob[len(inventoryMagic)], inventoryFormat)
 }
 
 func (r *blobReader) uvarint(what string, max uint64) uint64 {
@@ -304,33 +302,54 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 	}
 	r := &blobReader{b: blob, off: len(inventoryMagic) + 1}
 	inv := &Inventory{}
+	pairs, total := c.readBlobHeader(r, inv)
+	if r.err != nil {
+		return nil, r.err
+	}
+	np := len(c.fleet)
+	inv.blockOff = make([]int32, np+1)
+	inv.blocked = make([]span, 0, total)
+	prev := c.readPairs(r, inv, pairs, total)
+	if r.err != nil {
+		return nil, r.err
+	}
+	for q := prev + 1; q <= np; q++ {
+		inv.blockOff[q] = int32(len(inv.blocked))
+	}
+	inv.version = blobVersion(blob)
+	return inv, nil
+}
+
+// readBlobHeader reads what follows the magic and format into inv (as_of, source, the
+// number of records), checks the fleet hash, and returns the numbers of pairs and of
+// spans the blob announces, each bounded by the bytes left.
+func (c *Catalog) readBlobHeader(r *blobReader, inv *Inventory) (pairs, total int) {
 	inv.asOf = r.text("as_of")
 	inv.source = r.text("source")
 	inv.bookings = int(r.uvarint("number of records", 1<<31))
 	if r.err != nil {
-		return nil, r.err
+		return 0, 0
 	}
-	if len(blob)-r.off < 8 {
+	if len(r.b)-r.off < 8 {
 		r.failInts("truncated before the fleet hash", 0, 0, 0, 0)
-		return nil, r.err
+		return 0, 0
 	}
-	if h := binary.LittleEndian.Uint64(blob[r.off:]); h != c.fleetHash {
+	if h := binary.LittleEndian.Uint64(r.b[r.off:]); h != c.fleetHash {
 		r.failFleet(h, c.fleetHash)
-		return nil, r.err
+		return 0, 0
 	}
 	r.off += 8
 	// Every pair takes at least 4 bytes (ids, a count, a span), every span at least 2.
-	pairs := int(r.uvarint("number of pairs", uint64(len(blob)-r.off)/4))
-	total := int(r.uvarint("number of spans", uint64(len(blob)-r.off)/2))
-	if r.err != nil {
-		return nil, r.err
-	}
-	nd := len(c.depots)
-	np := len(c.fleet)
-	inv.blockOff = make([]int32, np+1)
-	inv.blocked = make([]span, 0, total)
-	last := int32(c.calDays - 1)
-	prev := -1
+	pairs = int(r.uvarint("number of pairs", uint64(len(r.b)-r.off)/4))
+	total = int(r.uvarint("number of spans", uint64(len(r.b)-r.off)/2))
+	return pairs, total
+}
+
+// readPairs reads the pairs into inv.blockOff and inv.blocked, checks that their spans
+// add up to total and that nothing follows them, and returns the index of the last
+// pair read (-1 for none).
+func (c *Catalog) readPairs(r *blobReader, inv *Inventory, pairs, total int) (prev int) {
+	prev = -1
 	seen := 0
 	vi := 0 // vehicles and depots are sorted by id, and so are the pairs: a cursor, no map
 	for i := 0; i < pairs && r.err == nil; i++ {
@@ -340,33 +359,8 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 		if r.err != nil {
 			break
 		}
-		for vi < len(c.vehicles) && c.vehicles[vi].ID < vid {
-			vi++
-		}
-		if vi == len(c.vehicles) || c.vehicles[vi].ID != vid {
-			if _, ok := c.vehicleIdx.find(vid); ok {
-				r.failInts("pair %d: vehicle %d at depot %d is out of order or repeated", 3, int64(i), vid, did)
-			} else {
-				r.failInts("pair %d: vehicle %d is not in this deploy's vehicles.json", 2, int64(i), vid, 0)
-			}
-			break
-		}
-		lo, hi := 0, nd
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if c.depots[m].ID < did {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo == nd || c.depots[lo].ID != did {
-			r.failInts("pair %d: depot %d is not in this deploy's depots.json", 2, int64(i), did, 0)
-			break
-		}
-		p := vi*nd + lo
-		if c.fleet[p] == 0 {
-			r.failInts("pair %d: vehicle %d has no fleet at depot %d", 3, int64(i), vid, did)
+		var p int
+		if p, vi = c.pairOf(r, i, vid, did, vi); p < 0 {
 			break
 		}
 		if p <= prev {
@@ -382,60 +376,98 @@ func (c *Catalog) DecodeInventory(blob []byte) (*Inventory, error) {
 		}
 		prev = p
 		seen += n
-		// The spans are most of a blob: read with the one-byte fast path inline (the
-		// method calls of blobReader were most of the decode under TinyGo).
-		day := r.varint("first day", maxDay)
-		off := r.off
-		for k := 0; k < n && r.err == nil; k++ {
-			if k > 0 {
-				g, next, ok := fastUvarint(blob, off)
-				if !ok || g > maxDay {
-					r.off = off
-					r.failInts("gap: truncated or out of range", 0, 0, 0, 0)
-					break
-				}
-				day += int64(g) + 1
-				off = next
-			}
-			l, next, ok := fastUvarint(blob, off)
-			if !ok || l > maxCalendarDays {
-				r.off = off
-				r.failInts("span length: truncated or out of range", 0, 0, 0, 0)
-				break
-			}
-			off = next
-			length := int64(l)
-			from, to := day-int64(c.calStart), day+length-int64(c.calStart)
-			day += length
-			if to < 0 || from > int64(last) {
-				continue
-			}
-			if from < 0 {
-				from = 0
-			}
-			if to > int64(last) {
-				to = int64(last)
-			}
-			inv.blocked = append(inv.blocked, span{from: int32(from), to: int32(to)})
-		}
-		if r.err == nil {
-			r.off = off
-		}
+		c.readSpans(r, inv, n)
 	}
 	if r.err == nil && seen != total {
 		r.failInts("%d spans, the header says %d", 2, int64(seen), int64(total), 0)
 	}
-	if r.err == nil && r.off != len(blob) {
-		r.failInts("%d bytes after the last pair", 1, int64(len(blob)-r.off), 0, 0)
+	if r.err == nil && r.off != len(r.b) {
+		r.failInts("%d bytes after the last pair", 1, int64(len(r.b)-r.off), 0, 0)
 	}
-	if r.err != nil {
-		return nil, r.err
+	return prev
+}
+
+// pairOf returns the index in c.fleet of pair i, vehicle vid at depot did, and the
+// vehicle cursor moved on from vi; the index is -1, with r failed, when c has no such
+// vehicle or depot, the vehicle comes before vi, or it has no fleet there.
+func (c *Catalog) pairOf(r *blobReader, i int, vid, did int64, vi int) (p, next int) {
+	for vi < len(c.vehicles) && c.vehicles[vi].ID < vid {
+		vi++
 	}
-	for q := prev + 1; q <= np; q++ {
-		inv.blockOff[q] = int32(len(inv.blocked))
+	if vi == len(c.vehicles) || c.vehicles[vi].ID != vid {
+		if _, ok := c.vehicleIdx.find(vid); ok {
+			r.failInts("pair %d: vehicle %d at depot %d is out of order or repeated", 3, int64(i), vid, did)
+		} else {
+			r.failInts("pair %d: vehicle %d is not in this deploy's vehicles.json", 2, int64(i), vid, 0)
+		}
+		return -1, vi
 	}
-	inv.version = blobVersion(blob)
-	return inv, nil
+	nd := len(c.depots)
+	lo, hi := 0, nd
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.depots[m].ID < did {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == nd || c.depots[lo].ID != did {
+		r.failInts("pair %d: depot %d is not in this deploy's depots.json", 2, int64(i), did, 0)
+		return -1, vi
+	}
+	p = vi*nd + lo
+	if c.fleet[p] == 0 {
+		r.failInts("pair %d: vehicle %d has no fleet at depot %d", 3, int64(i), vid, did)
+		return -1, vi
+	}
+	return p, vi
+}
+
+// readSpans reads the n spans of one pair and appends them to inv.blocked, clipped to
+// the calendar (a span wholly outside it is left out).
+func (c *Catalog) readSpans(r *blobReader, inv *Inventory, n int) {
+	blob := r.b
+	last := int64(c.calDays - 1)
+	// The spans are most of a blob: read with the one-byte fast path inline rather
+	// than through blobReader's method calls, which cost a call each under TinyGo.
+	day := r.varint("first day", maxDay)
+	off := r.off
+	for k := 0; k < n && r.err == nil; k++ {
+		if k > 0 {
+			g, next, ok := fastUvarint(blob, off)
+			if !ok || g > maxDay {
+				r.off = off
+				r.failInts("gap: truncated or out of range", 0, 0, 0, 0)
+				break
+			}
+			day += int64(g) + 1
+			off = next
+		}
+		l, next, ok := fastUvarint(blob, off)
+		if !ok || l > maxCalendarDays {
+			r.off = off
+			r.failInts("span length: truncated or out of range", 0, 0, 0, 0)
+			break
+		}
+		off = next
+		length := int64(l)
+		from, to := day-int64(c.calStart), day+length-int64(c.calStart)
+		day += length
+		if to < 0 || from > last {
+			continue
+		}
+		if from < 0 {
+			from = 0
+		}
+		if to > last {
+			to = last
+		}
+		inv.blocked = append(inv.blocked, span{from: int32(from), to: int32(to)})
+	}
+	if r.err == nil {
+		r.off = off
+	}
 }
 
 // Feed is what a publisher knows of a feed besides its records.
@@ -451,7 +483,7 @@ type Feed struct {
 // file, the record and the field, as LoadCatalog's do.
 func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error) {
 	if !jsonv.ValidBytes(feed) {
-		return nil, nil, wire.Errorf("%s: not valid JSON", f.File)
+		return nil, nil, text.Errorf("%s: not valid JSON", f.File)
 	}
 	root := jsonv.ParseBytes(feed)
 	list := ""
@@ -473,10 +505,10 @@ func (c *Catalog) BuildInventory(feed []byte, f Feed) ([]byte, *Inventory, error
 			*fld.p = v.Str
 		}
 	} else if !root.IsArray() {
-		return nil, nil, wire.Errorf("%s: must be a JSON array of booking records, or an object with \"bookings\"", f.File)
+		return nil, nil, text.Errorf("%s: must be a JSON array of booking records, or an object with \"bookings\"", f.File)
 	}
 	if len(asOf) > maxFeedText || !printable(asOf) || len(source) > maxFeedText || !printable(source) {
-		return nil, nil, wire.Errorf("%s: as_of and source must be at most %d printable characters", f.File, maxFeedText)
+		return nil, nil, text.Errorf("%s: as_of and source must be at most %d printable characters", f.File, maxFeedText)
 	}
 	bs, n, err := c.parseBookings(f.File, list, root)
 	if err != nil {

@@ -1,7 +1,8 @@
 package rental
 
-// Loading and validation of the snapshot: LoadCatalog reads the JSON files once per
-// instance (or at build time, build/checksnapshot) into the dense tables of Catalog.
+// Loading and validation of the snapshot: LoadCatalog reads the JSON files into the
+// dense tables of Catalog. It runs at build time (build/checksnapshot writes its result
+// as bundled_gen.go) and in tools and tests, never in the Worker, so it may use fmt.
 
 import (
 	"fmt"
@@ -10,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/campervan/agent-api/core/jsonv"
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Limits applied when loading a snapshot. They bound every product computed on the
@@ -74,7 +75,7 @@ func (r rec) integer(obj jsonv.Result, field string, min, max int64, what string
 	if v.Type != jsonv.Number {
 		return 0, r.fail(field, "must be %s", what)
 	}
-	n, ok := wire.ParseInt(v.Raw)
+	n, ok := text.ParseInt(v.Raw)
 	if !ok || n < min {
 		return 0, r.fail(field, "must be %s", what)
 	}
@@ -206,12 +207,12 @@ func LoadCatalog(files map[string][]byte) (*Catalog, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	h := wire.FNVOffset
+	h := text.FNVOffset
 	for _, n := range names {
-		h = wire.FNV64a(h, n)
-		h = wire.FNV64a(h, "\x00")
-		h = wire.FNV64a(h, wire.BytesString(files[n]))
-		h = wire.FNV64a(h, "\x00")
+		h = text.FNV64a(h, n)
+		h = text.FNV64a(h, "\x00")
+		h = text.FNV64a(h, text.BytesString(files[n]))
+		h = text.FNV64a(h, "\x00")
 	}
 	c.version = fmt.Sprintf("%016x", h)
 
@@ -305,6 +306,19 @@ func (c *Catalog) loadSeasons(root jsonv.Result) error {
 	if !root.IsObject() {
 		return fmt.Errorf("%s: must be a JSON object", file)
 	}
+	if err := c.loadSeasonNames(file, root); err != nil {
+		return err
+	}
+	if err := c.loadCalendar(file, root); err != nil {
+		return err
+	}
+	c.calDays = len(c.seasonOf)
+	c.countSeasonDays()
+	return nil
+}
+
+// loadSeasonNames reads the seasons' names into c.seasonNames.
+func (c *Catalog) loadSeasonNames(file string, root jsonv.Result) error {
 	ss, err := records(file, root, "seasons")
 	if err != nil {
 		return err
@@ -326,6 +340,12 @@ func (c *Catalog) loadSeasons(root jsonv.Result) error {
 		}
 		c.seasonNames = append(c.seasonNames, name)
 	}
+	return nil
+}
+
+// loadCalendar reads the calendar's periods, contiguous and in order, into c.calStart
+// and c.seasonOf (the season of each day).
+func (c *Catalog) loadCalendar(file string, root jsonv.Result) error {
 	cal, err := records(file, root, "calendar")
 	if err != nil {
 		return err
@@ -336,21 +356,9 @@ func (c *Catalog) loadSeasons(root jsonv.Result) error {
 	var next Date
 	for i, e := range cal {
 		r := rec{file: file, list: "calendar", idx: i}
-		from, err := r.date(e, "from")
+		from, to, s, err := c.calendarPeriod(r, e)
 		if err != nil {
 			return err
-		}
-		to, err := r.date(e, "to")
-		if err != nil {
-			return err
-		}
-		sn, err := r.str(e, "season")
-		if err != nil {
-			return err
-		}
-		s := c.seasonIndex(sn)
-		if s < 0 {
-			return r.fail("season", "unknown season %q; seasons are %s", sn, strings.Join(c.seasonNames, ", "))
 		}
 		if i == 0 {
 			c.calStart = from
@@ -368,7 +376,31 @@ func (c *Catalog) loadSeasons(root jsonv.Result) error {
 		}
 		next = to + 1
 	}
-	c.calDays = len(c.seasonOf)
+	return nil
+}
+
+// calendarPeriod reads one period of the calendar: its first and last days and the
+// index of its season.
+func (c *Catalog) calendarPeriod(r rec, e jsonv.Result) (from, to Date, season int, err error) {
+	if from, err = r.date(e, "from"); err != nil {
+		return
+	}
+	if to, err = r.date(e, "to"); err != nil {
+		return
+	}
+	sn, err := r.str(e, "season")
+	if err != nil {
+		return
+	}
+	if season = c.seasonIndex(sn); season < 0 {
+		err = r.fail("season", "unknown season %q; seasons are %s", sn, strings.Join(c.seasonNames, ", "))
+	}
+	return
+}
+
+// countSeasonDays fills c.seasonPre: per season, the number of its days before each
+// day of the calendar.
+func (c *Catalog) countSeasonDays() {
 	k := len(c.seasonNames)
 	c.seasonPre = make([]int32, k*(c.calDays+1))
 	for s := 0; s < k; s++ {
@@ -380,7 +412,6 @@ func (c *Catalog) loadSeasons(root jsonv.Result) error {
 			}
 		}
 	}
-	return nil
 }
 
 // validTime reports whether s is "HH:MM" on a 24-hour clock.
@@ -404,66 +435,93 @@ func (c *Catalog) loadDepots(root jsonv.Result) error {
 		if err != nil {
 			return err
 		}
-		d := Depot{ID: r.id, Name: name}
-		var x depotData
-		if x.active, err = r.boolean(e, "active"); err != nil {
-			return err
-		}
-		n, err := r.integer(e, "notice_days", 0, maxNoticeDays, "a non-negative integer (days)")
+		d, x, err := loadDepot(r, name, e)
 		if err != nil {
 			return err
 		}
-		x.notice = int(n)
-		if d.OpeningHours, err = r.str(e, "opening_hours_description"); err != nil {
-			return err
-		}
-		for _, f := range []string{"pickup_times", "drop_off_times"} {
-			ts, err := r.array(e, f)
-			if err != nil {
-				return err
-			}
-			slots := make([]TimeSlot, 0, len(ts))
-			for j, t := range ts {
-				tf, df := fmt.Sprintf("%s[%d].time", f, j), fmt.Sprintf("%s[%d].day", f, j)
-				tm, day := t.Get("time"), t.Get("day")
-				if tm.Type != jsonv.String || !validTime(tm.Str) {
-					return r.fail(tf, "must be a 24-hour time \"HH:MM\" (got %s)", orMissing(tm))
-				}
-				if day.Type != jsonv.String || (day.Str != "weekday" && day.Str != "weekend") {
-					return r.fail(df, "must be \"weekday\" or \"weekend\" (got %s)", orMissing(day))
-				}
-				slots = append(slots, TimeSlot{Time: tm.Str, Day: day.Str})
-			}
-			if f == "pickup_times" {
-				d.PickupTimes = slots
-			} else {
-				d.DropOffTimes = slots
-			}
-		}
-		cds, err := r.array(e, "closed_dates")
-		if err != nil {
-			return err
-		}
-		for j, cd := range cds {
-			dv := cd.Get("date")
-			day, ok := ParseDate(dv.Str)
-			if dv.Type != jsonv.String || !ok {
-				return r.fail(fmt.Sprintf("closed_dates[%d].date", j), "must be a real calendar date \"YYYY-MM-DD\" (got %s)", orMissing(dv))
-			}
-			nv := cd.Get("name")
-			if nv.Type != jsonv.String || strings.TrimSpace(nv.Str) == "" {
-				return r.fail(fmt.Sprintf("closed_dates[%d].name", j), "must be a non-empty string naming the holiday")
-			}
-			x.closed = append(x.closed, closure{date: day, name: nv.Str})
-		}
-		sort.SliceStable(x.closed, func(a, b int) bool { return x.closed[a].date < x.closed[b].date })
 		c.depots = append(c.depots, d)
 		c.depotX = append(c.depotX, x)
 	}
 	if len(c.depots) == 0 {
 		return fmt.Errorf("%s: lists no depots", file)
 	}
-	// Sort by id, keeping depots and depotX parallel.
+	c.sortDepots()
+	return nil
+}
+
+// loadDepot reads depot record e (r, named name).
+func loadDepot(r rec, name string, e jsonv.Result) (Depot, depotData, error) {
+	d := Depot{ID: r.id, Name: name}
+	var x depotData
+	var err error
+	if x.active, err = r.boolean(e, "active"); err != nil {
+		return d, x, err
+	}
+	n, err := r.integer(e, "notice_days", 0, maxNoticeDays, "a non-negative integer (days)")
+	if err != nil {
+		return d, x, err
+	}
+	x.notice = int(n)
+	if d.OpeningHours, err = r.str(e, "opening_hours_description"); err != nil {
+		return d, x, err
+	}
+	if d.PickupTimes, err = timeSlots(r, e, "pickup_times"); err != nil {
+		return d, x, err
+	}
+	if d.DropOffTimes, err = timeSlots(r, e, "drop_off_times"); err != nil {
+		return d, x, err
+	}
+	x.closed, err = closedDates(r, e)
+	return d, x, err
+}
+
+// timeSlots reads the array of times f of depot record e.
+func timeSlots(r rec, e jsonv.Result, f string) ([]TimeSlot, error) {
+	ts, err := r.array(e, f)
+	if err != nil {
+		return nil, err
+	}
+	slots := make([]TimeSlot, 0, len(ts))
+	for j, t := range ts {
+		tf, df := fmt.Sprintf("%s[%d].time", f, j), fmt.Sprintf("%s[%d].day", f, j)
+		tm, day := t.Get("time"), t.Get("day")
+		if tm.Type != jsonv.String || !validTime(tm.Str) {
+			return nil, r.fail(tf, "must be a 24-hour time \"HH:MM\" (got %s)", orMissing(tm))
+		}
+		if day.Type != jsonv.String || (day.Str != "weekday" && day.Str != "weekend") {
+			return nil, r.fail(df, "must be \"weekday\" or \"weekend\" (got %s)", orMissing(day))
+		}
+		slots = append(slots, TimeSlot{Time: tm.Str, Day: day.Str})
+	}
+	return slots, nil
+}
+
+// closedDates reads the closed dates of depot record e, sorted by date.
+func closedDates(r rec, e jsonv.Result) ([]closure, error) {
+	cds, err := r.array(e, "closed_dates")
+	if err != nil {
+		return nil, err
+	}
+	var closed []closure
+	for j, cd := range cds {
+		dv := cd.Get("date")
+		day, ok := ParseDate(dv.Str)
+		if dv.Type != jsonv.String || !ok {
+			return nil, r.fail(fmt.Sprintf("closed_dates[%d].date", j), "must be a real calendar date \"YYYY-MM-DD\" (got %s)", orMissing(dv))
+		}
+		nv := cd.Get("name")
+		if nv.Type != jsonv.String || strings.TrimSpace(nv.Str) == "" {
+			return nil, r.fail(fmt.Sprintf("closed_dates[%d].name", j), "must be a non-empty string naming the holiday")
+		}
+		closed = append(closed, closure{date: day, name: nv.Str})
+	}
+	sort.SliceStable(closed, func(a, b int) bool { return closed[a].date < closed[b].date })
+	return closed, nil
+}
+
+// sortDepots sorts the depots by id, keeping depots and depotX parallel, and makes
+// the id index and the list of active depots.
+func (c *Catalog) sortDepots() {
 	ord := make([]int, len(c.depots))
 	for i := range ord {
 		ord[i] = i
@@ -479,7 +537,6 @@ func (c *Catalog) loadDepots(root jsonv.Result) error {
 		}
 	}
 	c.depots, c.depotX, c.depotIdx = ds, xs, newIDIndex(ids)
-	return nil
 }
 
 func orMissing(v jsonv.Result) string {
@@ -489,15 +546,17 @@ func orMissing(v jsonv.Result) string {
 	return v.Raw
 }
 
+// fleetEntry is a vehicle's units at one depot, as vehicles.json lists them.
+type fleetEntry struct {
+	depot int32
+	units int32
+}
+
 func (c *Catalog) loadVehicles(root jsonv.Result) error {
 	const file = "vehicles.json"
 	rs, seen, err := idRecords(file, root, "")
 	if err != nil {
 		return err
-	}
-	type fleetEntry struct {
-		depot int32
-		units int32
 	}
 	var fleets [][]fleetEntry
 	for i, e := range rs {
@@ -505,77 +564,111 @@ func (c *Catalog) loadVehicles(root jsonv.Result) error {
 		if err != nil {
 			return err
 		}
-		v := Vehicle{ID: r.id, Name: name}
-		var x vehicleData
-		if v.ImageURL, err = r.str(e, "image_url"); err != nil {
-			return err
-		}
-		if !strings.HasPrefix(v.ImageURL, "https://") || strings.ContainsAny(v.ImageURL, " \"<>") {
-			return r.fail("image_url", "must be an https:// URL")
-		}
-		cls, err := r.str(e, "class")
+		v, x, err := c.loadVehicle(r, name, e)
 		if err != nil {
 			return err
 		}
-		ci := c.classIndex(cls)
-		if ci < 0 {
-			return r.fail("class", "unknown vehicle class %q; policy.json defines %s", cls, strings.Join(c.classes, ", "))
-		}
-		x.class = int32(ci)
-		v.Class = c.classes[ci]
-		berths, err := r.integer(e, "berths", 1, 20, "a positive integer")
+		entries, err := c.vehicleFleet(r, e)
 		if err != nil {
 			return err
-		}
-		v.Berths = int(berths)
-		if v.Transmission, err = r.str(e, "transmission"); err != nil {
-			return err
-		}
-		if v.Transmission != Transmissions[0] && v.Transmission != Transmissions[1] {
-			return r.fail("transmission", "must be %q or %q, got %q", Transmissions[0], Transmissions[1], v.Transmission)
-		}
-		for s, sn := range c.seasonNames {
-			n, err := r.integer(e, "rates."+sn, 1, maxRateCents, "a positive integer (cents)")
-			if err != nil {
-				return err
-			}
-			x.rates[s] = n
-			n, err = r.integer(e, "min_hire_days."+sn, 1, int64(c.maxHire), fmt.Sprintf("an integer from 1 to max_hire_days (%d)", c.maxHire))
-			if err != nil {
-				return err
-			}
-			x.minDays[s] = int32(n)
-		}
-		fl, err := r.array(e, "fleet")
-		if err != nil {
-			return err
-		}
-		var entries []fleetEntry
-		for j, f := range fl {
-			df := fmt.Sprintf("fleet[%d].depot_id", j)
-			did, err := r.integer(f, "depot_id", 1, 1<<53, "a positive integer")
-			if err != nil {
-				return r.fail(df, "must be a depot id")
-			}
-			di, ok := c.depotIdx.find(did)
-			if !ok {
-				return r.fail(df, "depot %d does not exist in depots.json", did)
-			}
-			for _, en := range entries {
-				if en.depot == di {
-					return r.fail(df, "depot %d is listed twice", did)
-				}
-			}
-			u, err := r.integer(f, "units", 1, maxUnits, "a positive integer")
-			if err != nil {
-				return r.fail(fmt.Sprintf("fleet[%d].units", j), "must be a positive integer, at most %d", maxUnits)
-			}
-			entries = append(entries, fleetEntry{depot: di, units: int32(u)})
 		}
 		c.vehicles = append(c.vehicles, v)
 		c.vehicleX = append(c.vehicleX, x)
 		fleets = append(fleets, entries)
 	}
+	c.sortVehicles(fleets)
+	return nil
+}
+
+// loadVehicle reads vehicle record e (r, named name), its fleet aside.
+func (c *Catalog) loadVehicle(r rec, name string, e jsonv.Result) (Vehicle, vehicleData, error) {
+	v := Vehicle{ID: r.id, Name: name}
+	var x vehicleData
+	var err error
+	if v.ImageURL, err = r.str(e, "image_url"); err != nil {
+		return v, x, err
+	}
+	if !strings.HasPrefix(v.ImageURL, "https://") || strings.ContainsAny(v.ImageURL, " \"<>") {
+		return v, x, r.fail("image_url", "must be an https:// URL")
+	}
+	cls, err := r.str(e, "class")
+	if err != nil {
+		return v, x, err
+	}
+	ci := c.classIndex(cls)
+	if ci < 0 {
+		return v, x, r.fail("class", "unknown vehicle class %q; policy.json defines %s", cls, strings.Join(c.classes, ", "))
+	}
+	x.class = int32(ci)
+	v.Class = c.classes[ci]
+	berths, err := r.integer(e, "berths", 1, 20, "a positive integer")
+	if err != nil {
+		return v, x, err
+	}
+	v.Berths = int(berths)
+	if v.Transmission, err = r.str(e, "transmission"); err != nil {
+		return v, x, err
+	}
+	if v.Transmission != Transmissions[0] && v.Transmission != Transmissions[1] {
+		return v, x, r.fail("transmission", "must be %q or %q, got %q", Transmissions[0], Transmissions[1], v.Transmission)
+	}
+	return v, x, c.vehicleRates(r, e, &x)
+}
+
+// vehicleRates reads the daily rate and the minimum hire of each season of vehicle
+// record e into x.
+func (c *Catalog) vehicleRates(r rec, e jsonv.Result, x *vehicleData) error {
+	for s, sn := range c.seasonNames {
+		n, err := r.integer(e, "rates."+sn, 1, maxRateCents, "a positive integer (cents)")
+		if err != nil {
+			return err
+		}
+		x.rates[s] = n
+		n, err = r.integer(e, "min_hire_days."+sn, 1, int64(c.maxHire), fmt.Sprintf("an integer from 1 to max_hire_days (%d)", c.maxHire))
+		if err != nil {
+			return err
+		}
+		x.minDays[s] = int32(n)
+	}
+	return nil
+}
+
+// vehicleFleet reads the fleet of vehicle record e: its units per depot, each depot
+// once.
+func (c *Catalog) vehicleFleet(r rec, e jsonv.Result) ([]fleetEntry, error) {
+	fl, err := r.array(e, "fleet")
+	if err != nil {
+		return nil, err
+	}
+	var entries []fleetEntry
+	for j, f := range fl {
+		df := fmt.Sprintf("fleet[%d].depot_id", j)
+		did, err := r.integer(f, "depot_id", 1, 1<<53, "a positive integer")
+		if err != nil {
+			return nil, r.fail(df, "must be a depot id")
+		}
+		di, ok := c.depotIdx.find(did)
+		if !ok {
+			return nil, r.fail(df, "depot %d does not exist in depots.json", did)
+		}
+		for _, en := range entries {
+			if en.depot == di {
+				return nil, r.fail(df, "depot %d is listed twice", did)
+			}
+		}
+		u, err := r.integer(f, "units", 1, maxUnits, "a positive integer")
+		if err != nil {
+			return nil, r.fail(fmt.Sprintf("fleet[%d].units", j), "must be a positive integer, at most %d", maxUnits)
+		}
+		entries = append(entries, fleetEntry{depot: di, units: int32(u)})
+	}
+	return entries, nil
+}
+
+// sortVehicles sorts the vehicles by id, keeping vehicles and vehicleX parallel, and
+// makes the id index and the fleet table from fleets (one list per vehicle, in the
+// order they were read).
+func (c *Catalog) sortVehicles(fleets [][]fleetEntry) {
 	ord := make([]int, len(c.vehicles))
 	for i := range ord {
 		ord[i] = i
@@ -593,7 +686,6 @@ func (c *Catalog) loadVehicles(root jsonv.Result) error {
 		}
 	}
 	c.vehicles, c.vehicleX, c.vehicleIdx = vs, xs, newIDIndex(ids)
-	return nil
 }
 
 func (c *Catalog) loadRoutes(root jsonv.Result) error {

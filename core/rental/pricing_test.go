@@ -285,7 +285,7 @@ func TestGoldenQuotes(t *testing.T) {
 			g.Request.VehicleID, g.Request.InsuranceID = r.VehicleID, r.InsuranceID
 			g.Request.Accessories = []goldenPick{}
 			for _, p := range r.Accessories {
-				g.Request.Accessories = append(g.Request.Accessories, goldenPick{p.ID, p.Quantity})
+				g.Request.Accessories = append(g.Request.Accessories, goldenPick(p))
 			}
 			var q Quote
 			if err := c.Quote(&r, &q); err != nil {
@@ -338,7 +338,7 @@ func TestGoldenQuotes(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./core -run Golden -update)", err)
+				t.Fatalf("%v (run go test ./core/rental -run Golden -update)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s differs from the golden file:\n got %s\nwant %s", path, got, want)

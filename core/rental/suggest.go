@@ -3,7 +3,7 @@ package rental
 import (
 	"strconv"
 
-	"github.com/campervan/agent-api/core/wire"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // Alternative is a way forward from a refused search or quote: criteria near the
@@ -44,74 +44,32 @@ func (c *Catalog) Alternatives(q QuoteRequest, quote bool, err *Error, dst []Alt
 			x.dropNearest(s, nearDays)
 		}
 	case CodeDateInPast, CodeNoticePeriod:
-		start := s.Today
-		if pi, ok := c.depotIdx.find(s.PickUpDepot); ok {
-			start = start.AddDays(c.depotX[pi].notice)
-		}
-		x.firstFrom(s, start, days, 1, "the earliest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
+		x.earliestPickUp(s, days)
 	case CodeTooFarAhead, CodeNoRates:
-		_, last := c.CalendarRange()
 		if err.Param == "drop_off_date" {
+			_, last := c.CalendarRange()
 			x.dropBack(s, last)
-			break
+		} else {
+			x.latestPickUp(s, days)
 		}
-		latest := s.Today.AddDays(c.maxAdvance)
-		if last < latest {
-			latest = last
-		}
-		x.firstFrom(s, latest, days, -1, "the latest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
 	case CodeTooLong:
 		x.dropBack(s, s.PickUp.AddDays(c.maxHire-1))
 	case CodeDateOrder:
 		t := s
 		t.PickUp, t.DropOff = s.DropOff, s.PickUp
-		x.try(t, q.VehicleID, wire.Sprintf("the dates the other way round: from %s to %s", t.PickUp, t.DropOff))
+		x.try(t, q.VehicleID, text.Sprintf("the dates the other way round: from %s to %s", t.PickUp, t.DropOff))
 	case CodeRouteNotOffered:
 		x.dropDepots(s)
 	case CodeUnknownID:
-		switch err.Param {
-		case "pick_up_depot_id":
-			for i := range c.active {
-				t := s
-				t.PickUpDepot = c.active[i].ID
-				x.try(t, q.VehicleID, wire.Sprintf("pick up at %s", depotRef(&c.active[i])))
-			}
-		case "drop_off_depot_id":
-			x.dropDepots(s)
-		case "vehicle_id":
-			x.otherVehicles(s, 0)
-		}
+		x.otherID(s, err.Param)
 	case CodeMinHire:
-		first, _ := c.CalendarRange()
-		if vi, ok := c.vehicleIdx.find(q.VehicleID); ok {
-			if i := int(s.PickUp) - int(first); i >= 0 && i < c.calDays {
-				min := int(c.vehicleX[vi].minDays[c.seasonOf[i]])
-				for k := 0; k < nearDays && len(x.dst) < 1; k++ {
-					t := s
-					t.DropOff = s.PickUp.AddDays(min - 1 + k)
-					x.try(t, q.VehicleID, wire.Sprintf("the minimum hire of %d days: from %s to %s", min, t.PickUp, t.DropOff))
-				}
-			}
-		}
+		x.minimumHire(s)
 		x.otherVehicles(s, q.VehicleID)
 	case CodeBookedOut:
 		x.shiftNearest(s, days, bookedDays, "the vehicle is free for the same %[4]d days from %[2]s to %[3]s")
 		x.otherVehicles(s, q.VehicleID)
 	case CodeNotBasedHere:
-		if vi, ok := c.vehicleIdx.find(q.VehicleID); ok {
-			nd := len(c.depots)
-			for j := range c.depots {
-				if !c.depotX[j].active || c.fleet[int(vi)*nd+j] == 0 {
-					continue
-				}
-				t := s
-				t.PickUpDepot = c.depots[j].ID
-				if s.DropOffDepot == s.PickUpDepot {
-					t.DropOffDepot = t.PickUpDepot
-				}
-				x.try(t, q.VehicleID, wire.Sprintf("the vehicle is based at %s", depotRef(&c.depots[j])))
-			}
-		}
+		x.pickUpWhereBased(s)
 		x.otherVehicles(s, q.VehicleID)
 	}
 	return x.dst
@@ -156,7 +114,7 @@ func (x *altCtx) hireReason(f string, t Search, days int) string {
 	if d := x.c.Depot(t.PickUpDepot); d != nil {
 		name = depotRef(d)
 	}
-	return wire.Sprintf(f, name, t.PickUp, t.DropOff, days)
+	return text.Sprintf(f, name, t.PickUp, t.DropOff, days)
 }
 
 // shiftNearest moves the whole hire (same length) to the nearest accepted start
@@ -192,7 +150,7 @@ func (x *altCtx) dropNearest(s Search, span int) {
 		for k := 1; k <= span; k++ {
 			t := s
 			t.DropOff = s.DropOff.AddDays(dir * k)
-			if x.try(t, x.q.VehicleID, wire.Sprintf("drop off on %s, when the depot is open", t.DropOff)) {
+			if x.try(t, x.q.VehicleID, text.Sprintf("drop off on %s, when the depot is open", t.DropOff)) {
 				break
 			}
 		}
@@ -204,7 +162,7 @@ func (x *altCtx) dropBack(s Search, latest Date) {
 	for k := 0; k <= nearDays; k++ {
 		t := s
 		t.DropOff = latest.AddDays(-k)
-		if x.try(t, x.q.VehicleID, wire.Sprintf("the longest hire possible from %s: to %s", t.PickUp, t.DropOff)) {
+		if x.try(t, x.q.VehicleID, text.Sprintf("the longest hire possible from %s: to %s", t.PickUp, t.DropOff)) {
 			return
 		}
 	}
@@ -220,14 +178,14 @@ func (x *altCtx) dropDepots(s Search) {
 	}
 	t := s
 	t.DropOffDepot = s.PickUpDepot
-	x.try(t, x.q.VehicleID, wire.Sprintf("a round trip: drop off at %s too", depotRef(&c.depots[pi])))
+	x.try(t, x.q.VehicleID, text.Sprintf("a round trip: drop off at %s too", depotRef(&c.depots[pi])))
 	nd := len(c.depots)
 	for j := range c.depots {
 		if !c.depotX[j].active || c.routeFee[int(pi)*nd+j] < 0 {
 			continue
 		}
 		t.DropOffDepot = c.depots[j].ID
-		x.try(t, x.q.VehicleID, wire.Sprintf("one-way to %s is offered", depotRef(&c.depots[j])))
+		x.try(t, x.q.VehicleID, text.Sprintf("one-way to %s is offered", depotRef(&c.depots[j])))
 	}
 }
 
@@ -250,6 +208,85 @@ func (x *altCtx) otherVehicles(s Search, not int64) {
 		if o.Vehicle.ID == not {
 			continue
 		}
-		x.try(s, o.Vehicle.ID, wire.Sprintf("the %s (vehicle %d) is free for the same dates", o.Vehicle.Name, o.Vehicle.ID))
+		x.try(s, o.Vehicle.ID, text.Sprintf("the %s (vehicle %d) is free for the same dates", o.Vehicle.Name, o.Vehicle.ID))
+	}
+}
+
+// earliestPickUp moves the whole hire to the earliest pick-up the notice period of the
+// pick-up depot allows, or the first accepted day after it.
+func (x *altCtx) earliestPickUp(s Search, days int) {
+	start := s.Today
+	if pi, ok := x.c.depotIdx.find(s.PickUpDepot); ok {
+		start = start.AddDays(x.c.depotX[pi].notice)
+	}
+	x.firstFrom(s, start, days, 1, "the earliest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
+}
+
+// latestPickUp moves the whole hire to the latest pick-up the booking horizon and the
+// calendar allow, or the first accepted day before it.
+func (x *altCtx) latestPickUp(s Search, days int) {
+	_, last := x.c.CalendarRange()
+	latest := s.Today.AddDays(x.c.maxAdvance)
+	if last < latest {
+		latest = last
+	}
+	x.firstFrom(s, latest, days, -1, "the latest pick-up possible: the same %[4]d-day hire from %[2]s to %[3]s")
+}
+
+// otherID replaces the unknown id of param: another pick-up depot, drop-off depot or
+// vehicle.
+func (x *altCtx) otherID(s Search, param string) {
+	switch param {
+	case "pick_up_depot_id":
+		c := x.c
+		for i := range c.active {
+			t := s
+			t.PickUpDepot = c.active[i].ID
+			x.try(t, x.q.VehicleID, text.Sprintf("pick up at %s", depotRef(&c.active[i])))
+		}
+	case "drop_off_depot_id":
+		x.dropDepots(s)
+	case "vehicle_id":
+		x.otherVehicles(s, 0)
+	}
+}
+
+// minimumHire lengthens the hire to the vehicle's minimum for the season of the
+// pick-up day, or the first accepted length above it.
+func (x *altCtx) minimumHire(s Search) {
+	c := x.c
+	first, _ := c.CalendarRange()
+	vi, ok := c.vehicleIdx.find(x.q.VehicleID)
+	i := int(s.PickUp) - int(first)
+	if !ok || i < 0 || i >= c.calDays {
+		return
+	}
+	min := int(c.vehicleX[vi].minDays[c.seasonOf[i]])
+	for k := 0; k < nearDays && len(x.dst) < 1; k++ {
+		t := s
+		t.DropOff = s.PickUp.AddDays(min - 1 + k)
+		x.try(t, x.q.VehicleID, text.Sprintf("the minimum hire of %d days: from %s to %s", min, t.PickUp, t.DropOff))
+	}
+}
+
+// pickUpWhereBased moves the pick-up (and a round trip's drop-off) to each active
+// depot where the vehicle has a fleet.
+func (x *altCtx) pickUpWhereBased(s Search) {
+	c := x.c
+	vi, ok := c.vehicleIdx.find(x.q.VehicleID)
+	if !ok {
+		return
+	}
+	nd := len(c.depots)
+	for j := range c.depots {
+		if !c.depotX[j].active || c.fleet[int(vi)*nd+j] == 0 {
+			continue
+		}
+		t := s
+		t.PickUpDepot = c.depots[j].ID
+		if s.DropOffDepot == s.PickUpDepot {
+			t.DropOffDepot = t.PickUpDepot
+		}
+		x.try(t, x.q.VehicleID, text.Sprintf("the vehicle is based at %s", depotRef(&c.depots[j])))
 	}
 }

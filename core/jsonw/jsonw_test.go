@@ -1,4 +1,4 @@
-package wire
+package jsonw
 
 import (
 	"encoding/json"

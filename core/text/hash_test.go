@@ -1,45 +1,11 @@
-package wire
+package text
 
 import (
-	"errors"
 	"fmt"
+	"math/rand"
+	"strconv"
 	"testing"
 )
-
-type day int32
-
-func (d day) String() string { return fmt.Sprintf("2026-01-%02d", int(d)) }
-
-func TestSprintfMatchesFmt(t *testing.T) {
-	cases := []struct {
-		format string
-		args   []any
-	}{
-		{"plain", nil},
-		{"%s is closed on %s (%s); 100%%", []any{"Auckland", day(3), "Christmas"}},
-		{"vehicle_id %d is not a vehicle; %d days, %d, %d", []any{int64(-42), 7, int32(9), uint8(200)}},
-		{"%d %d %d %d %d %d %d", []any{int8(-8), int16(-16), uint(1), uint16(16), uint32(32), uint64(1 << 63), int64(-1 << 63)}},
-		{"does not start with %q (not an inventory)", []any{"CVIX\x01\"é"}},
-		{"error: %s", []any{errors.New("boom")}},
-		{"trailing %", nil},
-		{"ünïcode %s ✓", []any{"ok"}},
-		{"%[1]s: the same %[4]d days from %[2]s to %[3]s", []any{"x", day(2), day(9), 8}},
-		{"%[2]d then %d", []any{1, 2, 3}},
-	}
-	for _, c := range cases {
-		want := fmt.Sprintf(c.format, c.args...)
-		if got := Sprintf(c.format, c.args...); got != want {
-			t.Errorf("Sprintf(%q) = %q, fmt says %q", c.format, got, want)
-		}
-		if got := Errorf(c.format, c.args...).Error(); got != want {
-			t.Errorf("Errorf(%q) = %q, fmt says %q", c.format, got, want)
-		}
-	}
-	// Outside the subset it says so rather than guessing: the test can fail.
-	if got := Sprintf("%d and %v and %s", "x", 1); got != "%!d(?) and %!v(?) and %!s(MISSING)" {
-		t.Errorf("bad verbs: %q", got)
-	}
-}
 
 // TestHash64: equal inputs hash equal; any one byte changed, a byte moved, or the
 // length changed gives another hash (over every position of a 70-byte body).
@@ -87,5 +53,44 @@ func TestHash64(t *testing.T) {
 	copy(sw[80:88], long[64:72])
 	if Hash64(FNVOffset, string(sw)) == hl {
 		t.Error("swapping words of two lanes does not change the hash")
+	}
+}
+
+// TestAppendHex64 holds AppendHex64 to fmt's %016x: every digit in every place, the
+// extremes and random values, after a prefix, into slices with and without room.
+func TestAppendHex64(t *testing.T) {
+	vs := []uint64{0, 1, 9, 10, 15, 16, 0xff, 0x0123456789abcdef, 0xfedcba9876543210, 1<<63 - 1, 1 << 63, ^uint64(0)}
+	for place := 0; place < 16; place++ {
+		for d := uint64(0); d < 16; d++ {
+			vs = append(vs, d<<(4*place), ^(d << (4 * place)))
+		}
+	}
+	r := rand.New(rand.NewSource(29))
+	for i := 0; i < 2000; i++ {
+		vs = append(vs, r.Uint64())
+	}
+	for _, v := range vs {
+		want := "x" + fmt.Sprintf("%016x", v)
+		for _, room := range []int{0, 15, 16, 64} {
+			if got := string(AppendHex64(append(make([]byte, 0, 1+room), 'x'), v)); got != want {
+				t.Fatalf("AppendHex64(%#x) = %q, want %q", v, got, want)
+			}
+		}
+	}
+}
+
+// TestAppendHex64MatchesStrconv: AppendHex64 gives strconv's digits, padded to 16,
+// into a slice with room and one without.
+func TestAppendHex64MatchesStrconv(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0xabcdef, 1<<64 - 1, 0x0123456789abcdef} {
+		want := "[" + strconv.FormatUint(v, 16)
+		for len(want) < 17 {
+			want = "[0" + want[1:]
+		}
+		for _, b := range [][]byte{[]byte("["), append(make([]byte, 0, 32), '[')} {
+			if got := AppendHex64(b, v); string(got) != want {
+				t.Fatalf("AppendHex64(%x) = %q, want %q", v, got, want)
+			}
+		}
 	}
 }

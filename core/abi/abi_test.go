@@ -1,4 +1,4 @@
-package wire
+package abi
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func TestResponseEncodeDecode(t *testing.T) {
 		w.Status = 201 + round
 		w.SetHeader("content-type", "application/json")
 		w.SetHeaderInt("x-n", -42)
-		w.SetHeaderBytes("etag", []byte(`"e"`))
+		w.SetHeader("etag", `"e"`)
 		w.Body = append(w.Body, `{"ok":true}`...)
 		d, err := DecodeResponse(w.Encode())
 		if err != nil {

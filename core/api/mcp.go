@@ -1,6 +1,61 @@
 package api
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/mcp"
+	"github.com/campervan/agent-api/core/text"
+)
+
+// The API as its MCP endpoint (core/mcp) uses it: each tool runs an operation, and a
+// refusal is told in a tool's words.
+
+// mcpOps is the Server as the MCP endpoint sees it (mcp.Operations).
+type mcpOps struct{ s *Server }
+
+func (o mcpOps) OpenAPI() []byte {
+	o.s.docs()
+	return o.s.openapi.body
+}
+
+// Run answers a tool call as its operation's GET, in the Server's call (begin): the
+// MCP request around it uses only the call's mcpIn and mcpOut, which Run leaves alone.
+func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]byte, string, bool) {
+	s := o.s
+	c := s.begin()
+	out := &c.mcpOpOut
+	out.Reset()
+	e := c.q.parse(text.BytesString(query))
+	if e == nil {
+		c.mcpReq = abi.Request{Method: "GET"}
+		e = s.run(c, toolOp[tool], &c.mcpReq, out, pathParam, nowMs)
+	}
+	if e != nil {
+		return nil, s.toolText(e.Message), false
+	}
+	return out.Body, "", true
+}
+
+// mcpExchange returns what the MCP endpoint reads of req, and its answer, which
+// appends to w's body; mcpSend then copies the answer into w.
+func (c *call) mcpExchange(req *abi.Request, w *abi.Response) (*mcp.Request, *mcp.Response) {
+	c.mcpIn = mcp.Request{Method: req.Method, Body: req.Body, Origin: req.Header("origin"),
+		ContentType: req.Header("content-type"), Accept: req.Header("accept"),
+		ProtocolVersion: req.Header("mcp-protocol-version"),
+		MCPMethod:       req.Header("mcp-method"), MCPName: req.Header("mcp-name")}
+	c.mcpOut = mcp.Response{Body: w.Body}
+	return &c.mcpIn, &c.mcpOut
+}
+
+// mcpSend copies the MCP endpoint's answer into w.
+func (c *call) mcpSend(w *abi.Response) {
+	a := &c.mcpOut
+	w.Status, w.Body = a.Status, a.Body
+	for _, h := range a.Headers() {
+		w.SetHeader(h[0], h[1])
+	}
+}
 
 // toolText rewrites an operation's error message for an MCP tool call: the tool's
 // caller gave arguments, not query parameters, and calls tools, not HTTP paths. So
@@ -8,7 +63,8 @@ import "strings"
 // required argument drop_off_date (a date ...)", "GET /api/agent/depots" becomes
 // "list_depots" and "GET /vehicles/5/accessories" "list_accessories (vehicleId 5)".
 // It runs only on an error (it allocates); the words it replaces are the ones the
-// messages of core/api and core/rental use (TestMCPErrorTexts checks that none is left).
+// messages of core/api and core/rental use (TestMCPToolErrorsAreTheAPIErrors checks
+// that none is left).
 func (s *Server) toolText(msg string) string {
 	if s.mcpText == nil {
 		s.mcpText = toolTextPairs(s.cfg.BasePath)
@@ -44,7 +100,7 @@ func (s *Server) toolText(msg string) string {
 }
 
 // toolTextPairs returns the replacements, applied in order: (old, new, old, new, ...).
-// strings.Replacer and sort.Slice would do the same and added 29 KB to the module.
+// strings.Replacer and sort.Slice would do the same with far more code in the module.
 func toolTextPairs(base string) []string {
 	var pairs []string
 	// The operations without a path parameter, the longest path first (the calendar

@@ -1,23 +1,24 @@
-package wire
+package jsonw
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/campervan/agent-api/core/text"
+)
 
 // The cursor writers, for the hot loops of an answer (a search's offers, a quote's
 // lines): the loop first makes room for all it will write (Room, the one call that may
 // allocate), then writes at an index into the buffer's whole capacity, each writer
 // returning the index after what it wrote.
 //
-// Why not the appenders (Put, AppendInt, ...): they may grow their buffer, so they may
-// allocate, and under TinyGo on wasm every function that may allocate, and every caller
-// of one that holds a pointer, pushes a frame on the collector's stack chain at each
-// call and pops it at return (transform/gc.go: frames are placed by "may allocate",
-// without liveness). They also return a slice, which wasm gets back through memory. The
-// frame and the result are loads and stores to linear memory, and workerd compiles wasm
-// with an explicit bounds check on every one: `--no-wasm-bounds-checks` in workerd's
-// v8Flags took 25.7 K instructions off a search (689.7 K -> 664.0 K), where node, which
-// uses the trap handler, pays none (BENCHMARKS.md, session 14). A cursor writer never
-// allocates and returns an int: TinyGo gives it no frame, nor a loop that only calls
-// cursor writers.
+// Why not the appenders: they may grow their buffer, so they may allocate, and under
+// TinyGo every function that may allocate, and every caller of one that holds a
+// pointer, pushes a frame on the collector's stack chain at each call (transform/gc.go
+// places frames by "may allocate", without liveness). They also return a slice, which
+// wasm gets back through memory. The frame and the result are loads and stores to
+// linear memory, each bounds-checked by workerd's V8. A cursor writer never allocates
+// and returns an int: TinyGo gives it no frame, nor a loop that only calls cursor
+// writers.
 //
 // A writer that outgrows its room panics (an index out of range, a trap the glue answers
 // with a 500 and a new instance); it never truncates. The callers size their room from
@@ -31,26 +32,15 @@ const MaxInt = 20
 // ".dd" (math.MinInt64 cents).
 const MaxMoney = 21
 
-// Room returns b with room for at least n more bytes after len(b), growing it at most
-// once.
-func Room(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		return grow(b, n)
-	}
-	return b
-}
-
 // PutAt writes s at buf[n:] and returns n + len(s): up to 16 bytes with at most two
-// overlapping word loads and stores, longer with copy (put.go says why). Put is PutAt
-// after making room.
+// overlapping word loads and stores, longer with copy (put.go says why).
 //
 //go:inline
 func PutAt(buf []byte, n int, s string) int { return putAt(buf, n, s) }
 
 // BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n. It is
 // PutAt for a byte slice, instantiated rather than called through BytesString: that
-// conversion may panic, so TinyGo gave the wrapper a collector frame (45 of them a
-// search).
+// conversion may panic, which would give the wrapper a collector frame.
 //
 //go:inline
 func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
@@ -58,7 +48,7 @@ func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
 // CopyAt writes p at buf[n:] with copy (memory.copy) and returns n + len(p): BytesAt
 // for pieces that are always longer than its word paths (a vehicle's parts, a booking
 // link), small enough to be inlined into the writer's loop where BytesAt, with its
-// cases, is a call (session 27).
+// cases, is a call.
 //
 //go:inline
 func CopyAt(buf []byte, n int, p []byte) int { return n + copy(buf[n:n+len(p)], p) }
@@ -66,7 +56,7 @@ func CopyAt(buf []byte, n int, p []byte) int { return n + copy(buf[n:n+len(p)], 
 // Short is a piece of at most 16 bytes held as two little-endian words, for ShortAt:
 // a piece a loop writes many times (a vehicle's id and the end of its offer, the
 // search's days and the name after them), which BytesAt would copy through a call and
-// its cases by length (~55 instructions under node with workerd's bounds checks).
+// its cases by length.
 type Short struct {
 	w0, w1 uint64
 	n      int
@@ -88,11 +78,9 @@ func (s *Short) Len() int { return s.n }
 
 // ShortAt writes s at buf[n:] with two 8-byte stores and returns n + s.Len(). It
 // writes 16 bytes: buf must have 16 bytes of room at n, and what follows s there is
-// overwritten (the caller's room has 16 bytes to spare). The stores go through unsafe (st64):
-// written as put64's byte stores, LLVM joined them into one store in one caller and
-// left eight byte stores, each bounds-checked by workerd, in another (session 31).
-// Unaligned, and fine so (wasm, amd64 and arm64 store a word at any address); the
-// module and the tests' hosts are little-endian, as MakeShort's words assume.
+// overwritten (the caller's room has 16 bytes to spare). The stores go through unsafe
+// (st64), so each is one store in every caller; MakeShort's words assume a
+// little-endian host, as the module and the tests' hosts are.
 //
 //go:inline
 func ShortAt(buf []byte, n int, s *Short) int {
@@ -112,8 +100,6 @@ func ShortOrBytesAt(buf []byte, n int, s *Short, p []byte) int {
 	}
 	return BytesAt(buf, n, p)
 }
-
-type byteString interface{ string | []byte }
 
 func putAt[S byteString](buf []byte, n int, s S) int {
 	m := len(s)
@@ -137,85 +123,6 @@ func putAt[S byteString](buf []byte, n int, s S) int {
 	return n + m
 }
 
-// Same reports whether a and b are the same bytes, compared a word at a time: TinyGo
-// compiles == on strings to a loop a byte at a time, ~12 instructions a byte under V8
-// with its bounds checks (issue 16: a query's getter compares its key with each pair's
-// of the same length, 12-17 bytes for most of the API's parameters).
-//
-//go:inline
-func Same(a, b string) bool {
-	n := len(a)
-	if n != len(b) {
-		return false
-	}
-	switch {
-	case n >= 8:
-		for i := 0; i+8 < n; i += 8 {
-			if ld64(a, i) != ld64(b, i) {
-				return false
-			}
-		}
-		return ld64(a, n-8) == ld64(b, n-8) // the last eight, overlapping the word before
-	case n >= 4:
-		return ld32(a, 0) == ld32(b, 0) && ld32(a, n-4) == ld32(b, n-4)
-	}
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// IndexByte is strings.IndexByte eight bytes at a time: the index of the first c in s,
-// or -1. TinyGo's is a byte loop, ~8 instructions a byte under V8 with workerd's
-// bounds checks, and every request's target is scanned for its '?' (issue 16,
-// session 31: ~270 instructions for a search's 33-byte path). A word's bytes equal
-// to c are the zero bytes of x = word ^ c*0x01..: (x - 0x01..) &^ x & 0x80.. marks
-// them, and can mark wrongly only above a true one, so the lowest mark is exact.
-func IndexByte(s string, c byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n := len(s)
-	if n < 8 {
-		for i := 0; i < n; i++ {
-			if s[i] == c {
-				return i
-			}
-		}
-		return -1
-	}
-	pat := uint64(c) * ones
-	i := 0
-	for ; i+8 < n; i += 8 {
-		if x := ld64(s, i) ^ pat; (x-ones)&^x&highs != 0 {
-			return i + bits.TrailingZeros64((x-ones)&^x&highs)>>3
-		}
-	}
-	i = n - 8 // the last eight, overlapping the word before (none of whose bytes is c)
-	if x := ld64(s, i) ^ pat; (x-ones)&^x&highs != 0 {
-		return i + bits.TrailingZeros64((x-ones)&^x&highs)>>3
-	}
-	return -1
-}
-
-// Load64 returns the eight bytes of s from i as a little-endian word: one load.
-func Load64(s string, i int) uint64 { return ld64(s, i) }
-
-// ld64 and ld32 read the little-endian word of s at i (one load once compiled).
-//
-//go:inline
-func ld64[S byteString](s S, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-//go:inline
-func ld32[S byteString](s S, i int) uint32 {
-	s = s[i : i+4]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
-}
-
 // ByteAt writes c at buf[n] and returns n + 1.
 func ByteAt(buf []byte, n int, c byte) int {
 	buf[n] = c
@@ -227,7 +134,7 @@ func ByteAt(buf []byte, n int, c byte) int {
 //
 //go:inline
 func IntAt(buf []byte, n int, v int64) int {
-	if uint64(v) < 10 { // most ids, quantities and counts: no call (session 31)
+	if uint64(v) < 10 { // most ids, quantities and counts: no call
 		buf[n] = byte('0' + v)
 		return n + 1
 	}
@@ -265,11 +172,9 @@ func int64At(buf []byte, n int, v int64) int {
 
 // uint32At writes v in decimal at buf[n:] (appendUint32 is uint32At after making
 // room). Each pair of digits is one 16-bit load from digitPairs, and the digits are
-// stored two or four at a time: workerd checks the bounds of every wasm load and
-// store, and byte by byte uint32At was 3.2 K instructions of a search under node with
-// workerd's bounds checks. Up to four digits (days, ids, most amounts in whole
-// dollars) it writes them straight; beyond, their count first, then two at a time from
-// the last.
+// stored two or four at a time, since workerd checks the bounds of every wasm load and
+// store. Up to four digits (days, ids, most amounts in whole dollars) it writes them
+// straight; beyond, their count first, then two at a time from the last.
 func uint32At(buf []byte, n int, v uint32) int {
 	switch {
 	case v < 10:
@@ -318,28 +223,12 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
 	"8081828384858687888990919293949596979899"
 
-// ld16 returns the two bytes of s at i as a little-endian word (one load once compiled).
-//
-//go:inline
-func ld16(s string, i uint32) uint32 {
-	s = s[i : i+2]
-	return uint32(s[0]) | uint32(s[1])<<8
-}
-
-//go:inline
-func put16(d []byte, v uint32) {
-	_ = d[1]
-	d[0], d[1] = byte(v), byte(v>>8)
-}
-
 // MoneyAt writes cents as AppendMoney does (NZD, at most two decimals, no trailing
 // zeros; at most MaxMoney bytes) at buf[n:] and returns the index after it. Amounts
 // under 10,000 dollars (every price of a search and a quote) are made in one word
 // (moneyWord) and written with one 8-byte store when buf has 8 bytes of room at n;
-// the rest, and a buffer with less room, go through moneyAt. Issue 16, session 31:
-// a search writes three amounts an offer, and through moneyAt and uint32At each cost
-// ~95 instructions under node with workerd's bounds checks (two calls, a cascade of
-// compares, two table loads and four stores, each checked).
+// the rest, and a buffer with less room, go through moneyAt (two calls, a cascade of
+// compares, two table loads and four stores, each bounds-checked by workerd).
 //
 //go:inline
 func MoneyAt(buf []byte, n int, cents int64) int {
@@ -444,7 +333,7 @@ func JSONStringAt(buf []byte, n int, s string) int {
 			n = PutAt(buf, n, `\t`)
 		default: // control characters and <, >, & (safe to embed in HTML)
 			n = PutAt(buf, n, `\u00`)
-			n = ByteAt(buf, ByteAt(buf, n, HexDigits[c>>4]), HexDigits[c&0xf])
+			n = ByteAt(buf, ByteAt(buf, n, text.HexDigits[c>>4]), text.HexDigits[c&0xf])
 		}
 		start = i + 1
 	}

@@ -1,4 +1,4 @@
-package wire
+package abi
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/campervan/agent-api/core/jsonw"
 )
 
 // TestInternedExpandsToEncode: over a long run of responses whose headers repeat, vary
@@ -45,7 +47,7 @@ func TestInternedExpandsToEncode(t *testing.T) {
 		w.SetHeaderInt("x-ratelimit-remaining", int64(g.IntN(400))) // 400 values: more than the slots
 		w.SetHeaderInt("x-ratelimit-reset", int64(g.IntN(60)))
 		if g.IntN(10) == 0 {
-			w.SetHeader("link", strings.Repeat("x", MaxSlotPair+g.IntN(3)-1)) // around the slot size
+			w.SetHeader("link", strings.Repeat("x", maxSlotPair+g.IntN(3)-1)) // around the slot size
 		}
 		if g.IntN(2) == 0 {
 			w.SetHeader("etag", `"`+strconv.Itoa(g.IntN(1000))+`"`)
@@ -57,7 +59,7 @@ func TestInternedExpandsToEncode(t *testing.T) {
 			entries++
 			kind := in[off+2]
 			off += 4
-			if kind == EntryHit {
+			if kind == entryHit {
 				hits++
 				continue
 			}
@@ -99,7 +101,7 @@ func TestInternedSecondAnswerIsAllHits(t *testing.T) {
 		t.Fatalf("the repeat is %d bytes, the first %d", len(second), len(first))
 	}
 	kinds := []byte{second[14], second[18], second[22]}
-	if !bytes.Equal(kinds, []byte{EntryHit, EntryHit, EntryLiteral}) {
+	if !bytes.Equal(kinds, []byte{entryHit, entryHit, entryLiteral}) {
 		t.Errorf("entry kinds of the repeat %v, want hit, hit, literal", kinds)
 	}
 	if n := testing.AllocsPerRun(100, func() { fill() }); n != 0 {
@@ -154,20 +156,20 @@ func TestInternedRealHeadersAllHit(t *testing.T) {
 	fill()
 	out := fill()
 	for i, off := 0, 12; i < w.nhdr; i, off = i+1, off+4 {
-		if out[off+2] != EntryHit {
+		if out[off+2] != entryHit {
 			t.Errorf("header %d crossed again as kind %d, want a hit", i, out[off+2])
 		}
 	}
 	// the second answer stored nothing, but the first did: only the third on is marked
-	if out[7]&(SameHeaders>>8) != 0 {
-		t.Error("the second answer is marked SameHeaders; the first stored pairs")
+	if out[7]&(sameHeaders>>8) != 0 {
+		t.Error("the second answer is marked sameHeaders; the first stored pairs")
 	}
-	if out = fill(); out[7]&(SameHeaders>>8) == 0 {
-		t.Error("the third answer, all hits after one of all hits, is not marked SameHeaders")
+	if out = fill(); out[7]&(sameHeaders>>8) == 0 {
+		t.Error("the third answer, all hits after one of all hits, is not marked sameHeaders")
 	}
 }
 
-// TestInternedSameHeaders: SameHeaders marks an answer whose headers are the previous
+// TestInternedSameHeaders: sameHeaders marks an answer whose headers are the previous
 // answer's, and only that one: a header that differs, a pair stored in the previous
 // answer, a literal, or another order each leave it off. HeaderCache.Expand fails on a
 // mark whose headers differ from the previous expansion.
@@ -187,7 +189,7 @@ func TestInternedSameHeaders(t *testing.T) {
 			w.SetHeader("etag", etag)
 		}
 		if literal {
-			w.SetHeader("link", strings.Repeat("l", MaxSlotPair))
+			w.SetHeader("link", strings.Repeat("l", maxSlotPair))
 		}
 		w.Body = append(w.Body, "{}"...)
 		want := append([]byte(nil), w.Encode()...)
@@ -196,7 +198,7 @@ func TestInternedSameHeaders(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("expanded %q, %v; want %q", got, err, want)
 		}
-		return binary.LittleEndian.Uint16(in[6:])&SameHeaders != 0
+		return binary.LittleEndian.Uint16(in[6:])&sameHeaders != 0
 	}
 	for i, tc := range []struct {
 		etag          string
@@ -219,7 +221,7 @@ func TestInternedSameHeaders(t *testing.T) {
 		{`"b"`, true, false, true},
 	} {
 		if got := answer(tc.etag, tc.swap, tc.literal); got != tc.same {
-			t.Errorf("answer %d (%+v): SameHeaders %v", i, tc, got)
+			t.Errorf("answer %d (%+v): sameHeaders %v", i, tc, got)
 		}
 	}
 	// a mark on other headers than the previous answer's is refused by Expand
@@ -227,9 +229,9 @@ func TestInternedSameHeaders(t *testing.T) {
 	in := append([]byte(nil), w.EncodeInterned(&tab)...)
 	answer(`"b"`, false, false)
 	answer(`"b"`, false, false)
-	binary.LittleEndian.PutUint16(in[6:], binary.LittleEndian.Uint16(in[6:])|SameHeaders)
+	binary.LittleEndian.PutUint16(in[6:], binary.LittleEndian.Uint16(in[6:])|sameHeaders)
 	if _, err := c.Expand(in); err == nil {
-		t.Error("Expand took a SameHeaders mark on other headers than the previous answer's")
+		t.Error("Expand took a sameHeaders mark on other headers than the previous answer's")
 	}
 }
 
@@ -246,7 +248,7 @@ func TestInternedBodyStaysInPlace(t *testing.T) {
 		w.Status = 200
 		w.SetHeader("content-type", "application/json")
 		w.SetHeader("x-long", value)
-		w.Body = Put(w.Body, body)
+		w.Body = jsonw.Put(w.Body, body)
 		return w.EncodeInterned(&tab)
 	}
 	check := func(out []byte, body string, inPlace bool) {
@@ -292,7 +294,7 @@ func TestInternedFixedBlockSkipsCompare(t *testing.T) {
 		for off, n := 12, 0; n < w.nhdr; n++ {
 			kinds = append(kinds, in[off+2])
 			off += 4
-			if in[off-2] != EntryHit {
+			if in[off-2] != entryHit {
 				_, next, _ := ReadField(in, off)
 				_, off, _ = ReadField(in, next)
 			}
@@ -303,39 +305,39 @@ func TestInternedFixedBlockSkipsCompare(t *testing.T) {
 		}
 		return kinds
 	}
-	if k := answer(); string(k) != string([]byte{EntryStore, EntryStore, EntryStore}) {
+	if k := answer(); string(k) != string([]byte{entryStore, entryStore, entryStore}) {
 		t.Fatalf("first answer: kinds %v, want three stores", k)
 	}
 	slot := int(tab.last[1])
-	tab.data[slot*MaxSlotPair+8] ^= 0x20 // the module's copy only: a compare would now miss
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit}) {
+	tab.data[slot*maxSlotPair+8] ^= 0x20 // the module's copy only: a compare would now miss
+	if k := answer(); string(k) != string([]byte{entryHit, entryHit, entryHit}) {
 		t.Fatalf("second answer: kinds %v, want three hits", k)
 	}
 	tab.gen[slot]++ // as if another pair had replaced it: now the bytes are compared
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryStore, entryHit}) {
 		t.Fatalf("after its slot changed: kinds %v, want the block's first pair (whose copy is wrong) stored again", k)
 	}
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryHit, entryHit}) {
 		t.Fatalf("then: kinds %v, want three hits", k)
 	}
 	// changed in place (Add, or Reset and refilled as the rate-limit block is), the block
 	// is compared again: the wrong copy is seen and its pair stored, the new one too
 	slot = int(tab.last[1])
-	tab.data[slot*MaxSlotPair+8] ^= 0x20
+	tab.data[slot*maxSlotPair+8] ^= 0x20
 	block.Add("x-more", []byte("1"))
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit, EntryStore}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryStore, entryHit, entryStore}) {
 		t.Fatalf("after Add: kinds %v, want the wrong copy and the new pair stored", k)
 	}
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit, EntryHit}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryHit, entryHit, entryHit}) {
 		t.Fatalf("then: kinds %v, want four hits", k)
 	}
 	slot = int(tab.last[1])
-	tab.data[slot*MaxSlotPair+8] ^= 0x20
+	tab.data[slot*maxSlotPair+8] ^= 0x20
 	block.Reset()
 	block.Add("content-type", []byte("application/json"))
 	block.Add("x-content-type-options", []byte("nosniff"))
 	block.Add("x-more", []byte("1"))
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryStore, EntryHit, EntryHit}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryStore, entryHit, entryHit}) {
 		t.Fatalf("after Reset: kinds %v, want the wrong copy stored", k)
 	}
 	// another block's first pair takes the next entry of the table's blocks: each
@@ -348,7 +350,7 @@ func TestInternedFixedBlockSkipsCompare(t *testing.T) {
 	if other.at == block.at {
 		t.Fatalf("two blocks share entry %d", other.at)
 	}
-	if k := answer(); string(k) != string([]byte{EntryHit, EntryHit, EntryHit, EntryHit}) {
+	if k := answer(); string(k) != string([]byte{entryHit, entryHit, entryHit, entryHit}) {
 		t.Fatalf("after another block: kinds %v, want four hits", k)
 	}
 }

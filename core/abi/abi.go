@@ -1,25 +1,31 @@
-package wire
-
-import (
-	"encoding/binary"
-	"errors"
-	"sync/atomic"
-)
-
-// The byte ABI is the one entry point both shells share: the Worker's JS glue and the
-// wazero test harness write a request in this form into the module's memory, call the
-// exported handle, and read the response back. All integers are little endian.
+// Package abi is the byte interface between the module and its host: the Worker's JS
+// glue and the wazero test harness write a request in this form into the module's
+// memory, call the exported handle, and read the response back. All integers are
+// little endian.
 //
-// Request:  u32 len, method | u32 len, target (path?query, or an absolute URL whose path?query is kept) | u32 n headers, then n x
-//           (u32 len, lower-case name | u32 len, value) | u32 len, body
-// Response: u32 total | u16 status | u16 n headers | u32 body offset | n x (u32 len,
-//           name | u32 len, value) | body (from body offset to total)
+//	Request:  u32 len, method | u32 len, target (path?query, or an absolute URL whose
+//	          path?query is kept) | u32 n headers, then n x (u32 len, lower-case name |
+//	          u32 len, value) | u32 len, body
+//	Response: u32 total | u16 status | u16 n headers | u32 body offset | n x (u32 len,
+//	          name | u32 len, value) | body (from body offset to total)
 //
 // Header names starting with ':' are metadata for the shell, never sent to the client
 // (":route" is the route pattern, for the request log).
 //
 // The Worker's module answers in the interned form instead (Response.EncodeInterned,
-// hdrtable.go): the same fixed part and body, each header an entry of its table.
+// hdrtable.go): the same fixed part and body, each header an entry of its table. Only
+// core/api and the worker shell use this package.
+package abi
+
+import (
+	"encoding/binary"
+	"errors"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/text"
+)
 
 // Header is one HTTP header; names are lower case.
 type Header struct {
@@ -40,7 +46,7 @@ type Request struct {
 //go:inline
 func (r *Request) Header(name string) string {
 	for i := range r.Headers {
-		if h := &r.Headers[i]; len(h.Name) == len(name) && Same(h.Name, name) { // Same: a word at a time
+		if h := &r.Headers[i]; len(h.Name) == len(name) && text.Same(h.Name, name) { // Same: a word at a time
 			return h.Value
 		}
 	}
@@ -48,13 +54,11 @@ func (r *Request) Header(name string) string {
 }
 
 // errShortRequest is returned for a request buffer that does not follow the ABI.
-var errShortRequest = errors.New("wire: malformed request buffer")
+var errShortRequest = errors.New("abi: malformed request buffer")
 
 // DecodeRequest parses an ABI request buffer into r without copying: r's strings
 // alias buf. r.Headers is reused. Every field is found by fieldEnd, which returns one
-// value: through ReadField (three results, which TinyGo returns through memory) and
-// ReadU32's encoding/binary call, decoding took ~1.8 K instructions of every request
-// under V8 (issue 16).
+// value (ReadField's three results would come back through memory under TinyGo).
 func DecodeRequest(buf []byte, r *Request) error {
 	// No closure here: under TinyGo a closure and the variables it captures are heap
 	// allocations, three per request.
@@ -62,12 +66,12 @@ func DecodeRequest(buf []byte, r *Request) error {
 	if e < 0 {
 		return errShortRequest
 	}
-	r.Method = BytesString(buf[4:e])
+	r.Method = text.BytesString(buf[4:e])
 	off := e
 	if e = fieldEnd(buf, off); e < 0 {
 		return errShortRequest
 	}
-	r.Target = BytesString(originForm(buf[off+4 : e]))
+	r.Target = text.BytesString(originForm(buf[off+4 : e]))
 	off = e
 	if len(buf)-off < 4 {
 		return errShortRequest
@@ -88,7 +92,7 @@ func DecodeRequest(buf []byte, r *Request) error {
 			return errShortRequest
 		}
 		// The slice kept from the last request has room: no append call.
-		r.Headers = Push(r.Headers, Header{BytesString(buf[off+4 : ne]), BytesString(buf[ne+4 : ve])})
+		r.Headers = text.Push(r.Headers, Header{text.BytesString(buf[off+4 : ne]), text.BytesString(buf[ne+4 : ve])})
 		off = ve
 	}
 	if e = fieldEnd(buf, off); e < 0 {
@@ -99,8 +103,7 @@ func DecodeRequest(buf []byte, r *Request) error {
 }
 
 // fieldEnd returns the offset after the u32-length-prefixed field at off (the field is
-// buf[off+4:end]), or -1 when buf is too short for it: ReadField's check, with one
-// result for DecodeRequest.
+// buf[off+4:end]), or -1 when buf is too short for it.
 //
 //go:inline
 func fieldEnd(buf []byte, off int) int {
@@ -119,9 +122,8 @@ var slash = []byte{'/'}
 
 // originForm returns the path and query of t when t is an absolute URL
 // ("https://host:port/path?query": the JS glue passes request.url whole, which costs
-// workerd ~4 K instructions a request less than slicing it and encoding the slice,
-// issue 16), and t itself otherwise (an origin-form target, "/path?query", as the
-// native shells and the tests pass).
+// workerd less than slicing it and encoding the slice), and t itself otherwise (an
+// origin-form target, "/path?query", as the native shells and the tests pass).
 func originForm(t []byte) []byte {
 	if len(t) == 0 || t[0] == '/' {
 		return t
@@ -131,9 +133,8 @@ func originForm(t []byte) []byte {
 			if t[i+1] != '/' || t[i+2] != '/' {
 				return t
 			}
-			// the host, eight bytes at a time (IndexByte; a byte loop was ~8 instructions
-			// a byte of the host under V8 with workerd's bounds checks: session 31)
-			if j := IndexByte(BytesString(t[i+3:]), '/'); j >= 0 {
+			// the host, eight bytes at a time
+			if j := text.IndexByte(text.BytesString(t[i+3:]), '/'); j >= 0 {
 				return t[i+3+j:]
 			}
 			return slash // a URL's serialization has a path, "/" at least
@@ -142,18 +143,9 @@ func originForm(t []byte) []byte {
 	return t
 }
 
-// ReadU32 reads a little-endian u32 at off; it returns the value, the offset after
-// it, and false when buf is too short.
-func ReadU32(buf []byte, off int) (uint32, int, bool) {
-	if off < 0 || len(buf)-off < 4 {
-		return 0, off, false
-	}
-	return binary.LittleEndian.Uint32(buf[off:]), off + 4, true
-}
-
 // ReadField reads one u32-length-prefixed field at off; it returns the field (aliasing
 // buf), the offset after it, and false when buf is too short. It is the one reader of
-// length-prefixed data: requests, responses and the rate limiter's KV records.
+// length-prefixed data of the ABI.
 func ReadField(buf []byte, off int) ([]byte, int, bool) {
 	e := fieldEnd(buf, off)
 	if e < 0 {
@@ -177,7 +169,7 @@ func EncodeRequest(dst []byte, r *Request) []byte {
 
 // AppendField appends s as one u32-length-prefixed field of the ABI.
 func AppendField(dst []byte, s string) []byte {
-	return Put(PutU32(dst, uint32(len(s))), s)
+	return jsonw.Put(jsonw.PutU32(dst, uint32(len(s))), s)
 }
 
 // Response is built by Handle and reused between requests: headers are kept already
@@ -202,7 +194,7 @@ type Response struct {
 
 // bodyReserve is the room before the body for the interned headers: 12 bytes and ~4
 // a header once they are in the shell's table; the first answers, which send the
-// pairs, may need more, and are then copied as before.
+// pairs, may need more, and are then copied after the headers.
 const bodyReserve = 1024
 
 // Reset empties w for the next request, keeping its buffers.
@@ -286,7 +278,7 @@ func (h *Headers) Add(name string, value []byte) {
 
 // appendBytesPair appends the pair name, value in the ABI form.
 func appendBytesPair(b []byte, name string, value []byte) []byte {
-	return PutBytes(PutU32(AppendField(b, name), uint32(len(value))), value)
+	return jsonw.PutBytes(jsonw.PutU32(AppendField(b, name), uint32(len(value))), value)
 }
 
 // AddInt appends a pair whose value is the decimal form of v.
@@ -300,7 +292,7 @@ func (h *Headers) AddInt(name string, v int64) {
 func appendIntPair(b []byte, name string, v int64) []byte {
 	b = AppendField(b, name)
 	at := len(b)
-	b = AppendInt(PutU32(b, 0), v)
+	b = jsonw.AppendInt(jsonw.PutU32(b, 0), v)
 	binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	return b
 }
@@ -313,19 +305,13 @@ func (w *Response) SetHeaders(h *Headers) {
 		w.fixed[w.nfixed], w.fixAt[w.nfixed] = h, len(w.hdr)
 		w.nfixed++
 	}
-	w.hdr = PutBytes(w.hdr, h.enc)
+	w.hdr = jsonw.PutBytes(w.hdr, h.enc)
 	w.nhdr += h.n
 }
 
 // SetHeaderInt adds a header whose value is the decimal form of v.
 func (w *Response) SetHeaderInt(name string, v int64) {
 	w.hdr = appendIntPair(w.hdr, name, v)
-	w.nhdr++
-}
-
-// SetHeaderBytes adds a header whose value is v (copied).
-func (w *Response) SetHeaderBytes(name string, v []byte) {
-	w.hdr = appendBytesPair(w.hdr, name, v)
 	w.nhdr++
 }
 
@@ -369,18 +355,18 @@ func (d *DecodedResponse) Header(name string) string {
 func DecodeResponse(buf []byte) (DecodedResponse, error) {
 	var d DecodedResponse
 	if len(buf) < 12 {
-		return d, errors.New("wire: response shorter than its fixed part")
+		return d, errors.New("abi: response shorter than its fixed part")
 	}
 	total := int(binary.LittleEndian.Uint32(buf))
 	if total < 12 || total > len(buf) {
-		return d, errors.New("wire: response total length out of range")
+		return d, errors.New("abi: response total length out of range")
 	}
 	buf = buf[:total]
 	d.Status = int(binary.LittleEndian.Uint16(buf[4:]))
 	nh := int(binary.LittleEndian.Uint16(buf[6:]))
 	bodyOff := int(binary.LittleEndian.Uint32(buf[8:]))
 	if bodyOff < 12 || bodyOff > total {
-		return d, errors.New("wire: response body offset out of range")
+		return d, errors.New("abi: response body offset out of range")
 	}
 	off := 12
 	hdrs := buf[:bodyOff]
@@ -388,14 +374,33 @@ func DecodeResponse(buf []byte) (DecodedResponse, error) {
 		name, next, ok1 := ReadField(hdrs, off)
 		value, next, ok2 := ReadField(hdrs, next)
 		if !ok1 || !ok2 {
-			return d, errors.New("wire: response header out of range")
+			return d, errors.New("abi: response header out of range")
 		}
 		off = next
 		d.Headers = append(d.Headers, Header{string(name), string(value)})
 	}
 	if off != bodyOff {
-		return d, errors.New("wire: response headers do not end at the body offset")
+		return d, errors.New("abi: response headers do not end at the body offset")
 	}
 	d.Body = append([]byte(nil), buf[bodyOff:]...)
 	return d, nil
+}
+
+// ld32 reads the little-endian u32 of b at i (one load once compiled).
+//
+//go:inline
+func ld32(b []byte, i int) uint32 {
+	b = b[i : i+4]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// st32 stores v at d[0:4] little-endian with one 32-bit store through unsafe: byte
+// stores stay byte stores where LLVM can see that some of v's bytes are constants (a
+// header table entry's kind), each bounds-checked by workerd's V8. Unaligned, and fine
+// so (wasm, amd64 and arm64 store a word at any address); the module and the tests'
+// hosts are little-endian.
+//
+//go:inline
+func st32(d []byte, v uint32) {
+	*(*uint32)(unsafe.Pointer(&d[:4:4][0])) = v
 }

@@ -1,45 +1,49 @@
-package wire
+package abi
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+
+	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/text"
 )
 
-// The interned response form: what the Worker's module hands the JS glue (issue 16).
+// The interned response form: what the Worker's module hands the JS glue.
 //
 // Most response headers repeat from one response to the next (content-type, the CORS
 // and cache headers, the inventory version, the rate-limit policy; under a crowd of new
-// clients even the remaining count). Decoding them afresh for every request cost the
-// glue ~10 us of workerd's CPU per request: a TextDecoder makes two-byte strings, which
-// workerd then converts back to UTF-8 for each header. So the module and the shell
-// keep the same table of HeaderSlots (name, value) pairs: a header whose pair is in its
-// slot crosses as 4 bytes, and the shell reuses the strings it made the first time.
+// clients even the remaining count). Decoding them afresh would cost the glue a
+// TextDecoder call per header, whose two-byte strings workerd then converts back to
+// UTF-8. So the module and the shell keep the same table of headerSlots (name, value)
+// pairs: a header whose pair is in its slot crosses as 4 bytes, and the shell reuses the
+// strings it made the first time.
 //
 // Form: u32 total | u16 status | u16 n headers | u32 body offset | n x entry | body.
 // Entry: u16 slot | u16 kind, then for kind 1 and 2 the pair (u32 len, name | u32 len,
 // value):
 //
-//	kind 0 (EntryHit):     the pair in the shell's slot
-//	kind 1 (EntryStore):   this pair; the shell stores it in the slot (replacing it)
-//	kind 2 (EntryLiteral): this pair, not stored (longer than MaxSlotPair)
+//	kind 0 (entryHit):     the pair in the shell's slot
+//	kind 1 (entryStore):   this pair; the shell stores it in the slot (replacing it)
+//	kind 2 (entryLiteral): this pair, not stored (longer than maxSlotPair)
 //
-// The header count's top bit (SameHeaders) says the headers are those of the previous
+// The header count's top bit (sameHeaders) says the headers are those of the previous
 // answer, pair for pair: this answer's entries are all hits, in the slots the previous
 // one's were, whose entries were all hits too (so neither changed a slot). The entries
 // follow as usual; a shell that kept the previous answer's header list may take it
 // instead of reading them.
 //
 // The module picks the slots (a hash of the pair's bytes chooses a set of four); it
-// keeps the bytes of every slot and compares them whole, so a hit is never a collision. Both halves start empty with the
-// instance; a shell that drops an instance (a trap) drops its table with it.
+// keeps the bytes of every slot and compares them whole, so a hit is never a collision.
+// Both halves start empty with the instance; a shell that drops an instance (a trap)
+// drops its table with it.
 const (
-	HeaderSlots  = 128
-	MaxSlotPair  = 256 // the most bytes of a pair kept in a slot (its ABI form: 8 + name + value)
-	EntryHit     = 0
-	EntryStore   = 1
-	EntryLiteral = 2
-	SameHeaders  = 0x8000
+	headerSlots  = 128
+	maxSlotPair  = 256 // the most bytes of a pair kept in a slot (its ABI form: 8 + name + value)
+	entryHit     = 0
+	entryStore   = 1
+	entryLiteral = 2
+	sameHeaders  = 0x8000
 )
 
 // HeaderTable is the module's half of the table. Its zero value is empty; it never
@@ -47,18 +51,18 @@ const (
 // slots of its set; a new pair replaces the set's least recently used one, so the dozen
 // headers of a response that hash to one set do not evict each other at every answer.
 type HeaderTable struct {
-	n     [HeaderSlots]uint16
-	used  [HeaderSlots]uint32 // the answer that last used the slot (for LRU)
+	n     [headerSlots]uint16
+	used  [headerSlots]uint32 // the answer that last used the slot (for LRU)
 	clock uint32
-	data  [HeaderSlots * MaxSlotPair]byte
+	data  [headerSlots * maxSlotPair]byte
 	// last is the slot of each header position of the previous answer: answers of one
 	// route set their headers in one order, so the pair at position i is most often
 	// the one in last[i], found by comparing it, without hashing it.
 	last [maxLast]uint8
-	gen  [HeaderSlots]uint32 // bumped when a slot's pair is replaced
+	gen  [headerSlots]uint32 // bumped when a slot's pair is replaced
 	// lastN is the previous answer's header count when every header of it was a hit
 	// recorded in last (-1 otherwise): an answer whose headers are all hits in those
-	// slots, in that order, is marked SameHeaders
+	// slots, in that order, is marked sameHeaders
 	lastN int
 	// blocks remembers where the pairs of header blocks (Headers) went.
 	blocks    [maxFixedBlocks]fixedBlock
@@ -71,7 +75,7 @@ const maxLast = 32
 // pair i in slot[i], while that slot's gen is still gen[i]. A version's bytes never
 // change, so while every gen holds, the shell has every pair in its slot and the block
 // goes as hits without its bytes compared (the common block's five pairs are ~270
-// bytes: 1 K instructions a request with workerd's bounds checks).
+// bytes).
 type fixedBlock struct {
 	h    *Headers
 	ver  uint64
@@ -107,7 +111,7 @@ func (t *HeaderTable) fixedHits(h *Headers, out []byte, n, k int) (m int, same b
 	same = k+h.n <= maxLast
 	for i := 0; i < h.n; i++ {
 		s := c.slot[i]
-		st32(out[n+4*i:], uint32(s)|EntryHit<<16)
+		st32(out[n+4*i:], uint32(s)|entryHit<<16)
 		t.used[s] = t.clock
 		if k+i < maxLast {
 			same = same && t.last[k+i] == s
@@ -133,7 +137,7 @@ const headerWays = 4
 
 // setOf returns the first slot of a pair's set (32 sets of 4 slots), by its bytes.
 func setOf(e []byte) int {
-	return int(Hash64(0, BytesString(e))>>59) * headerWays
+	return int(text.Hash64(0, text.BytesString(e))>>59) * headerWays
 }
 
 // find returns e's slot and true, or the slot to store it in and false.
@@ -154,13 +158,13 @@ func (t *HeaderTable) find(e []byte) (int, bool) {
 // holds reports whether slot s holds pair e.
 func (t *HeaderTable) holds(s int, e []byte) bool {
 	n := int(t.n[s])
-	return n == len(e) && n > 0 && sameBytes(t.data[s*MaxSlotPair:s*MaxSlotPair+n], e)
+	return n == len(e) && n > 0 && sameBytes(t.data[s*maxSlotPair:s*maxSlotPair+n], e)
 }
 
 // sameBytes reports whether a and b (of one length) are equal, 8 bytes a step: TinyGo
 // compares strings a byte at a time. It indexes a and b rather than reslicing them:
 // a pointer that changes in a loop is one TinyGo keeps in a collector frame, pushed
-// at every call (core/wire/cursor.go), and holds runs for every header of every answer.
+// at every call (core/jsonw/cursor.go), and holds runs for every header of every answer.
 func sameBytes(a, b []byte) bool {
 	if len(a) != len(b) {
 		return false
@@ -192,23 +196,15 @@ func word(p []byte, i int) uint64 {
 // EncodeInterned returns the response in the interned form, in a buffer owned by w and
 // valid until the next Reset, and updates t as the shell will.
 func (w *Response) EncodeInterned(t *HeaderTable) []byte {
-	const fixed = 12
 	inPlace := w.bodyInPlace()
-	max := fixed + len(w.hdr) + 4*w.nhdr
-	if !inPlace {
-		max += len(w.Body)
-	}
-	if cap(w.out) < max {
-		w.out = make([]byte, 0, max+max/4)
-	}
-	// The entries are written at an index into room made above (at most 4 bytes more
-	// than its pair each): PutU32 and PutBytes, which may grow, were a collector frame
-	// and a slice returned through memory per header.
-	out := w.out[:cap(w.out)]
+	// The entries are written at an index into room made first (at most 4 bytes more
+	// than its pair each), with cursor writers: appenders, which may grow, would cost a
+	// collector frame and a slice returned through memory per header.
+	out := w.internedRoom(inPlace)
 	binary.LittleEndian.PutUint16(out[4:], uint16(w.Status))
 	binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr))
 	t.clock++
-	n := fixed
+	n := internedHead
 	k := 0 // the header's position
 	// the blocks: sent as hits, or the slots of one recorded as its pairs go (rec, and
 	// recAt: the position of its first pair while recording, -1 otherwise)
@@ -234,15 +230,15 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			}
 			rec, recAt = h, k
 		}
-		// w.hdr holds only what SetHeader* wrote: the two lengths are read in place
-		// (ReadField's checks, and its call, twice a header, bought nothing here).
+		// w.hdr holds only what SetHeader* wrote: the two lengths are read in place,
+		// without ReadField's checks.
 		next := off + 4 + int(binary.LittleEndian.Uint32(w.hdr[off:]))
 		next += 4 + int(binary.LittleEndian.Uint32(w.hdr[next:]))
 		e := w.hdr[off:next]
 		off = next
-		if len(e) > MaxSlotPair {
-			st32(out[n:], EntryLiteral<<16)
-			n = BytesAt(out, n+4, e)
+		if len(e) > maxSlotPair {
+			st32(out[n:], entryLiteral<<16)
+			n = jsonw.BytesAt(out, n+4, e)
 			k++
 			hits = false
 			recAt = -1 // a pair in no slot: the block is not remembered
@@ -262,14 +258,14 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		k++
 		t.used[s] = t.clock
 		if hit {
-			st32(out[n:], uint32(s)&0xffff|EntryHit<<16)
+			st32(out[n:], uint32(s)&0xffff|entryHit<<16)
 			n += 4
 		} else {
 			hits = false
-			t.n[s] = uint16(copy(t.data[s*MaxSlotPair:], e))
+			t.n[s] = uint16(copy(t.data[s*maxSlotPair:], e))
 			t.gen[s]++
-			st32(out[n:], uint32(s)&0xffff|EntryStore<<16)
-			n = BytesAt(out, n+4, e)
+			st32(out[n:], uint32(s)&0xffff|entryStore<<16)
+			n = jsonw.BytesAt(out, n+4, e)
 		}
 		if recAt >= 0 {
 			// the slot and its gen as this pair is placed: a later pair that replaces
@@ -282,9 +278,38 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			}
 		}
 	}
-	out = out[:n]
+	return w.finishInterned(t, out[:n], hits, same, inPlace)
+}
+
+// internedHead is the size of the interned form's head: u32 total | u16 status |
+// u16 n headers | u32 body offset.
+const internedHead = 12
+
+// internedRoom returns w.out at its capacity, grown to hold the interned form's head
+// and entries, and the body unless it stays in place. Inlined: every answer runs it.
+//
+//go:inline
+func (w *Response) internedRoom(inPlace bool) []byte {
+	max := internedHead + len(w.hdr) + 4*w.nhdr
+	if !inPlace {
+		max += len(w.Body)
+	}
+	if cap(w.out) < max {
+		w.out = make([]byte, 0, max+max/4)
+	}
+	return w.out[:cap(w.out)]
+}
+
+// finishInterned completes the interned form whose head and entries are out: it marks
+// the headers sameHeaders when they are the previous answer's (hits, same), records
+// for the next answer whether every header was a hit, writes the lengths, and joins
+// the body, in place behind the headers when there is room. Inlined: every answer
+// runs it.
+//
+//go:inline
+func (w *Response) finishInterned(t *HeaderTable, out []byte, hits, same, inPlace bool) []byte {
 	if hits && same && w.nhdr > 0 && w.nhdr == t.lastN {
-		binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr)|SameHeaders)
+		binary.LittleEndian.PutUint16(out[6:], uint16(w.nhdr)|sameHeaders)
 	}
 	t.lastN = -1
 	if hits {
@@ -305,14 +330,14 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 }
 
 // HeaderCache is the shell's half of the table, in Go: the tests' wazero harness reads
-// the module's answers through it, as the glue does in JS (worker/glue.mjs).
+// the module's answers through it, as the glue does in JS (worker/glue/abi.mjs).
 type HeaderCache struct {
-	slot   [HeaderSlots][]byte
-	prev   []byte // the previous answer's headers, expanded (SameHeaders)
+	slot   [headerSlots][]byte
+	prev   []byte // the previous answer's headers, expanded (sameHeaders)
 	prevOK bool
 }
 
-var errInterned = errors.New("wire: malformed interned response")
+var errInterned = errors.New("abi: malformed interned response")
 
 // Expand turns an interned response into the plain ABI form (a new buffer), storing
 // the pairs it is told to.
@@ -325,8 +350,8 @@ func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
 	if total > len(buf) || bodyOff < 12 || bodyOff > total {
 		return nil, errInterned
 	}
-	nh := int(binary.LittleEndian.Uint16(buf[6:]) &^ SameHeaders)
-	same := binary.LittleEndian.Uint16(buf[6:])&SameHeaders != 0
+	nh := int(binary.LittleEndian.Uint16(buf[6:]) &^ sameHeaders)
+	same := binary.LittleEndian.Uint16(buf[6:])&sameHeaders != 0
 	out := append([]byte(nil), buf[:12]...)
 	off := 12
 	for i := 0; i < nh; i++ {
@@ -336,24 +361,24 @@ func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
 		s := int(binary.LittleEndian.Uint16(buf[off:]))
 		kind := binary.LittleEndian.Uint16(buf[off+2:])
 		off += 4
-		if s >= HeaderSlots {
+		if s >= headerSlots {
 			return nil, errInterned
 		}
-		if kind == EntryHit {
+		if kind == entryHit {
 			if c.slot[s] == nil {
-				return nil, errors.New("wire: interned response names an empty slot")
+				return nil, errors.New("abi: interned response names an empty slot")
 			}
 			out = append(out, c.slot[s]...)
 			continue
 		}
 		_, next, ok1 := ReadField(buf[:bodyOff], off)
 		_, next, ok2 := ReadField(buf[:bodyOff], next)
-		if !ok1 || !ok2 || kind > EntryLiteral {
+		if !ok1 || !ok2 || kind > entryLiteral {
 			return nil, errInterned
 		}
 		e := buf[off:next]
 		off = next
-		if kind == EntryStore {
+		if kind == entryStore {
 			c.slot[s] = append(c.slot[s][:0], e...)
 		}
 		out = append(out, e...)
@@ -364,7 +389,7 @@ func (c *HeaderCache) Expand(buf []byte) ([]byte, error) {
 	// a shell may answer with the previous headers when told they are the same: they
 	// must be, byte for byte
 	if same && (!c.prevOK || !bytes.Equal(out[12:], c.prev)) {
-		return nil, errors.New("wire: interned response marked SameHeaders has other headers than the previous one")
+		return nil, errors.New("abi: interned response marked sameHeaders has other headers than the previous one")
 	}
 	c.prev, c.prevOK = append(c.prev[:0], out[12:]...), true
 	binary.LittleEndian.PutUint16(out[6:], uint16(nh))

@@ -1,16 +1,15 @@
-package wire
+package jsonw
 
-// The JSON writer is a small appender, hand-written on purpose: under TinyGo,
-// encoding/json uses reflection (large, slow) and strconv.AppendInt/AppendQuote
-// allocate on every call (measured: /depots 18 us -> 7 us a call with appenders).
-// Every function appends to b and returns it, allocating only when b grows.
+import "github.com/campervan/agent-api/core/text"
 
-// HexDigits are the lower-case hexadecimal digits.
-const HexDigits = "0123456789abcdef"
+// The appenders are hand-written: under TinyGo, encoding/json uses reflection (large
+// and slow), and strconv.AppendInt and AppendQuote allocate on every call. Every one
+// appends to b and returns it, allocating only when b grows.
 
 // AppendJSONString appends s as a JSON string (quoted, escaped). Invalid UTF-8 bytes
-// are kept as they are in the input: every string we write comes from the validated
-// snapshot or from our own messages, and client input is cleaned by Clean first.
+// are kept as they are in the input: every string written comes from the validated
+// snapshot or from the API's own messages, and client input is cleaned by text.Clean
+// first.
 func AppendJSONString(b []byte, s string) []byte {
 	b = PutByte(b, '"')
 	start := 0
@@ -32,7 +31,7 @@ func AppendJSONString(b []byte, s string) []byte {
 		case '\t':
 			b = append(b, '\\', 't')
 		default: // control characters and <, >, & (safe to embed in HTML)
-			b = append(b, '\\', 'u', '0', '0', HexDigits[c>>4], HexDigits[c&0xf])
+			b = append(b, '\\', 'u', '0', '0', text.HexDigits[c>>4], text.HexDigits[c&0xf])
 		}
 		start = i + 1
 	}
@@ -43,8 +42,8 @@ func AppendJSONString(b []byte, s string) []byte {
 func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(Put(b, raw), s) }
 
 // AppendInt appends the decimal form of n. Values that fit 32 bits (all ids, counts,
-// days and most amounts) take a path of 32-bit divisions, two digits at a time: in wasm
-// the 64-bit loop was the largest single cost of rendering a search (node --cpu-prof).
+// days and most amounts) take a path of 32-bit divisions, two digits at a time, which
+// in wasm is much cheaper than the 64-bit loop.
 func AppendInt(b []byte, n int64) []byte {
 	if n >= 0 && n <= 1<<32-1 {
 		return appendUint32(b, uint32(n))

@@ -1,4 +1,4 @@
-package wire
+package jsonw
 
 import (
 	"math"
@@ -204,38 +204,6 @@ func TestJSONStringAtMatchesAppend(t *testing.T) {
 		got := exact(t, MaxJSONString(len(s)), func(buf []byte, n int) int { return JSONStringAt(buf, n, s) })
 		if want := string(AppendJSONString(nil, s)); got != want {
 			t.Fatalf("JSONStringAt(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
-// TestIndexByte: IndexByte is strings.IndexByte for every length to 40, the byte at
-// every place (and twice, and with its neighbours 0x80 apart), and absent.
-func TestIndexByte(t *testing.T) {
-	for n := 0; n <= 40; n++ {
-		base := []byte(strings.Repeat("a/b-c=d&", 6)[:n])
-		for _, c := range []byte{'?', 0, 0x80, 0xff, 'a', '/'} {
-			check := func(s string) {
-				if got, want := IndexByte(s, c), strings.IndexByte(s, c); got != want {
-					t.Fatalf("IndexByte(%q, %q) = %d, want %d", s, c, got, want)
-				}
-			}
-			check(string(base))
-			for i := 0; i < n; i++ {
-				b := append([]byte(nil), base...)
-				b[i] = c
-				check(string(b))
-				for j := i + 1; j < n; j++ {
-					b2 := append([]byte(nil), b...)
-					b2[j] = c
-					check(string(b2))
-				}
-				b[i] = c ^ 0x80
-				check(string(b))
-				b[i] = c + 1
-				check(string(b))
-				b[i] = c - 1
-				check(string(b))
-			}
 		}
 	}
 }

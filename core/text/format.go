@@ -1,15 +1,15 @@
-package wire
+package text
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Sprintf is fmt.Sprintf for the verbs the domain's messages use: %s (a string, an
 // error or a String method), %d (any integer type), %q (a string, quoted as
-// strconv.Quote does), %% and explicit argument indexes (%[2]s). Hand-written because fmt is ~72 KB of the TinyGo module
-// (measured: a module calling fmt.Sprintf once is 106,129 bytes, the same without fmt
-// 33,839), and the module's size is paid at every cold start (issue 16). Anything else
-// is written as fmt writes a bad verb, "%!v(...)"; TestSprintfMatchesFmt holds it to fmt.
-
-import "strconv"
-
-// Sprintf formats as described above.
+// strconv.Quote does), %% and explicit argument indexes (%[2]s). Anything else is
+// written as fmt writes a bad verb, "%!v(...)"; TestSprintfMatchesFmt holds it to fmt.
+// fmt itself would add tens of KB to the TinyGo module, paid at every cold start.
 func Sprintf(format string, args ...any) string {
 	b := make([]byte, 0, len(format)+16*len(args))
 	n := 0
@@ -132,3 +132,31 @@ func (e errorString) Error() string { return string(e) }
 
 // Errorf is Sprintf as an error (no %w: the domain's errors wrap nothing).
 func Errorf(format string, args ...any) error { return errorString(Sprintf(format, args...)) }
+
+// maxEcho is how many runes of client input an error message echoes.
+const maxEcho = 40
+
+// QuoteClean returns client input for an error message: Clean, in double quotes.
+// JSON escaping happens when the message is written.
+func QuoteClean(s string) string { return `"` + Clean(s) + `"` }
+
+// Clean returns client input for an error message: cut to 40 runes, control
+// characters and invalid UTF-8 replaced by '?'.
+func Clean(s string) string {
+	out := make([]byte, 0, len(s))
+	n := 0
+	for i := 0; i < len(s); {
+		if n == maxEcho {
+			out = append(out, "..."...)
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f {
+			r = '?'
+		}
+		out = utf8.AppendRune(out, r)
+		i += size
+		n++
+	}
+	return string(out)
+}

@@ -1,0 +1,162 @@
+package api
+
+import (
+	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/text"
+)
+
+// The catalog's lists: the depots (GET /depots) and a vehicle's extras, its
+// accessories and insurance plans (GET /vehicles/{vehicleId}/accessories and
+// /insurance-types), with their cost for a period when given its dates.
+
+func (s *Server) getDepots(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+	if e := c.checkParams(); e != nil {
+		return e
+	}
+	s.static(req, w, s.depots.body, s.depots.etag)
+	return nil
+}
+
+// appendDepots writes the Depot array of the spec.
+func appendDepots(b []byte, depots []rental.Depot) []byte {
+	b = jsonw.PutByte(b, '[')
+	for i := range depots {
+		d := &depots[i]
+		if i > 0 {
+			b = jsonw.PutByte(b, ',')
+		}
+		b = jsonw.Put(b, `{"id":`)
+		b = jsonw.AppendInt(b, d.ID)
+		b = jsonw.AppendMember(b, `,"name":`, d.Name)
+		b = jsonw.Put(b, `,"pickup_times":`)
+		b = appendSlots(b, d.PickupTimes)
+		b = jsonw.Put(b, `,"drop_off_times":`)
+		b = appendSlots(b, d.DropOffTimes)
+		b = jsonw.AppendMember(b, `,"opening_hours_description":`, d.OpeningHours)
+		b = jsonw.PutByte(b, '}')
+	}
+	return jsonw.PutByte(b, ']')
+}
+
+func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
+	b = jsonw.PutByte(b, '[')
+	for i, t := range slots {
+		if i > 0 {
+			b = jsonw.PutByte(b, ',')
+		}
+		b = jsonw.AppendMember(b, `{"time":`, t.Time)
+		b = jsonw.AppendMember(b, `,"day":`, t.Day)
+		b = jsonw.PutByte(b, '}')
+	}
+	return jsonw.PutByte(b, ']')
+}
+
+func (s *Server) getAccessories(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(c, req, w, pathParam, true, nowMs)
+}
+
+func (s *Server) getInsurance(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+	return s.getExtras(c, req, w, pathParam, false, nowMs)
+}
+
+// getExtras answers accessories and insurance-types. Without dates the lists are
+// static (cacheable, ETag); with both dates each item also carries its cost.
+func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle string, accessories bool, nowMs int64) *rental.Error {
+	id, e := parseID(c.op.pathParam, "path parameter ", vehicle)
+	if e != nil {
+		return e
+	}
+	pick, hasPick := c.q.get("pick_up_date")
+	drop, hasDrop := c.q.get("drop_off_date")
+	if e = c.checkParams(); e != nil {
+		return e
+	}
+	v := s.cat.Vehicle(id)
+	if v == nil {
+		return rental.InvalidCode(rental.CodeUnknownID, "vehicleId", "path parameter vehicleId: vehicle "+string(jsonw.AppendInt(nil, id))+" does not exist; vehicle ids come from GET "+s.cfg.BasePath+"/vehicles/availability")
+	}
+	days := 0
+	if hasPick || hasDrop {
+		if !hasPick {
+			return rental.InvalidCode(rental.CodeMissingParameter, "pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		if !hasDrop {
+			return rental.InvalidCode(rental.CodeMissingParameter, "drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
+		}
+		p, e := parseDateParam("pick_up_date", pick)
+		if e != nil {
+			return e
+		}
+		d, e := parseDateParam("drop_off_date", drop)
+		if e != nil {
+			return e
+		}
+		// The hire-date rules of searches and quotes (those that need no depot).
+		if e = s.cat.CheckHireDates(p, d, s.nzToday(nowMs)); e != nil {
+			return e
+		}
+		days = int(d-p) + 1
+	}
+	b := jsonw.PutByte(c.extrasBody[:0], '[')
+	if accessories {
+		for i, a := range s.cat.Accessories(v) {
+			b = appendExtraHead(b, i, a.ID, a.Name, a.PriceCents)
+			if a.PerDay {
+				b = jsonw.Put(b, `,"priceUnit":"day"`)
+			} else {
+				b = jsonw.Put(b, `,"priceUnit":"hire"`)
+			}
+			if a.MaxChargeCents > 0 {
+				b = jsonw.Put(b, `,"maxCharge":`)
+				b = jsonw.AppendMoney(b, a.MaxChargeCents)
+			}
+			b = jsonw.Put(b, `,"maxQuantity":`)
+			b = jsonw.AppendInt(b, int64(a.MaxQuantity))
+			b = appendExtraTail(b, days, rental.AccessoryCost(&a, days, 1))
+		}
+	} else {
+		for i, p := range s.cat.InsurancePlans(v) {
+			b = appendExtraHead(b, i, p.ID, p.Name, p.PriceCents)
+			b = jsonw.Put(b, `,"priceUnit":"day"`)
+			if p.MaxDays > 0 {
+				b = jsonw.Put(b, `,"maxChargedDays":`)
+				b = jsonw.AppendInt(b, int64(p.MaxDays))
+			}
+			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
+		}
+	}
+	b = jsonw.PutByte(b, ']')
+	c.extrasBody = b
+	if days > 0 {
+		w.Status = 200
+		s.common(w, cacheSearch)
+		w.Body = jsonw.PutBytes(w.Body, b)
+		return nil
+	}
+	c.extrasETag = appendETag(c.extrasETag[:0], b)
+	s.static(req, w, b, text.BytesString(c.extrasETag))
+	return nil
+}
+
+// appendExtraHead opens item i of an accessory or insurance list: id, name, price.
+func appendExtraHead(b []byte, i int, id int64, name string, priceCents int64) []byte {
+	if i > 0 {
+		b = jsonw.PutByte(b, ',')
+	}
+	b = jsonw.Put(b, `{"id":`)
+	b = jsonw.AppendInt(b, id)
+	b = jsonw.AppendMember(b, `,"name":`, name)
+	b = jsonw.Put(b, `,"price":`)
+	return jsonw.AppendMoney(b, priceCents)
+}
+
+// appendExtraTail closes an item: its cost for a hire of days days, when dated.
+func appendExtraTail(b []byte, days int, costCents int64) []byte {
+	if days > 0 {
+		b = jsonw.Put(b, `,"cost":`)
+		b = jsonw.AppendMoney(b, costCents)
+	}
+	return jsonw.PutByte(b, '}')
+}

@@ -1,0 +1,157 @@
+// The Worker's fetch handler: a request's headers and body read, the answer made by the
+// module (retried once on a fresh instance after a trap), the request log line, and the
+// background work (rate-limit KV, inventory refresh, renewal) handed to ctx.waitUntil.
+import { GET_HEADERS, HEADERS, NO_BODY, call, enc } from "./abi.mjs";
+import { app, current, drop, logLevel, renew, validatorFreePaths } from "./instance.mjs";
+import { inventoryTick, readsInventory } from "./inventory.mjs";
+import { kvRestart, kvSync } from "./ratelimit.mjs";
+
+// The most bytes of a POST body core takes (the MCP endpoint); one more byte tells it
+// the body is too long, and it answers 413 as it would for the whole body.
+const MAX_BODY = 65536;
+// The answer to a request whose body cannot be read (the body's stream failed).
+const BODY_FAILED = '{"error":"the request body could not be read (a malformed chunked encoding, a body shorter than its Content-Length, or an upload that was aborted); send the JSON-RPC message again","code":"invalid_request","param":"body"}';
+const BODY_FAILED_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store",
+  "access-control-allow-origin": "*", "x-content-type-options": "nosniff" };
+// FAILED is the answer when the module trapped twice on one request.
+const FAILED = {
+  status: 500, prevRoute: "-", prevKV: false, body: enc.encode('{"error":"internal error; the request was not completed, retry it"}'),
+  headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" },
+};
+// The Response init object, its fields set for each answer: workerd reads them in the
+// constructor and keeps neither the object nor a reference to it.
+const INIT = { status: 200, headers: null };
+
+// This request's header values, reused (one request at a time per isolate): all of
+// HEADERS for OPTIONS and POST (CORS and the MCP endpoint), the first GET_HEADERS for a
+// GET or HEAD, and the client's address alone under a validator-free path (no answer
+// there has an ETag to match).
+const HV_ALL = new Array(HEADERS.length).fill("");
+const HV_GET = new Array(GET_HEADERS).fill("");
+const HV_CLIENT = [""];
+
+// fetch returns the Response itself when nothing has to be awaited (every GET and HEAD
+// but those that wait for an isolate's first inventory read): an async handler costs
+// every request a promise and a microtask turn.
+export const fetch = (function (request, env, ctx) {
+  // The target is the URL whole: core takes its path and query, and putString keeps a
+  // view for it when it is not sliced.
+  const target = request.url;
+  const method = request.method;
+  if (method === "POST") return post(request, target, env, ctx);
+  const hv = method === "GET" || method === "HEAD" ? (validatorFree(target) ? HV_CLIENT : HV_GET) : HV_ALL;
+  const now = Date.now(); // the inventory's schedule and the module's clock alike
+  const ready = inventoryTick(env, ctx, now);
+  if (ready !== null && readsInventory(method, target, env)) { // the isolate's first inventory read is under way
+    return ready.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, Date.now()));
+  }
+  return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, now);
+});
+
+// post reads a POST's body first (the MCP endpoint), then answers.
+async function post(request, target, env, ctx) {
+  let body;
+  try {
+    body = await readBody(request);
+  } catch (err) {
+    // A malformed chunked body, a client that aborted mid-upload, a body shorter
+    // than its Content-Length: nothing core could answer, so the glue does.
+    if (logLevel > 0) console.log('{"method":"POST","route":"-","status":400}');
+    return new Response(BODY_FAILED, { status: 400, headers: BODY_FAILED_HEADERS });
+  }
+  const ready = inventoryTick(env, ctx, Date.now()); // the MCP endpoint's tools search: it waits
+  if (ready !== null) await ready;
+  // The headers are read after the last await: while it waited, another request may
+  // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
+  return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx, Date.now());
+}
+
+// answer runs one request through the module, retrying once on a fresh instance after
+// a trap, and makes its Response.
+const answer = (function (method, target, hv, body, env, ctx, now) {
+  let r; // the instance that answered (call left its answer in it), or FAILED
+  for (let attempt = 0; ; attempt++) {
+    try {
+      r = current(env);
+      call(r, method, target, hv, body, now);
+      break;
+    } catch (err) {
+      drop();
+      console.error(JSON.stringify({ level: "error", msg: "wasm trap", error: String(err), attempt }));
+      if (attempt >= 1) {
+        r = FAILED;
+        break;
+      }
+    }
+  }
+  if (r.prevKV && app !== null) { const p = kvSync(app, env); if (p) ctx.waitUntil(p); }
+  // The request log line (method is an HTTP token and route one of ours: no escaping).
+  // No duration: a Worker's clock stands still while it computes, and Workers Logs has
+  // the invocation's wall and CPU time.
+  if (logLevel === 2 || (logLevel === 1 && r.status >= 400 && r.status !== 429)) {
+    console.log('{"method":"' + method + '","route":"' + r.prevRoute + '","status":' + r.status + "}");
+  }
+  INIT.status = r.status;
+  INIT.headers = r.headers;
+  const res = new Response(r.body, INIT); // copies the body out of the module's memory
+  INIT.headers = null;
+  if (app !== null && app.buf.byteLength >= app.renewAt && renew(env)) {
+    const p = kvRestart(env);
+    if (p && ctx) ctx.waitUntil(p);
+  }
+  return res;
+});
+
+// validatorFree says whether target (request.url, whole) is under one of the module's
+// validator-free paths: its path is one, or one followed by "?" or "/". The test is an
+// indexOf, the character after the path and the path's last character, then the path
+// as one substring comparison. A target it does not recognise (any before the first
+// instance, a path written another way) gets If-None-Match.
+export const validatorFree = (function (target) {
+  const paths = validatorFreePaths;
+  if (paths === null) return false;
+  const p = target.indexOf("/", 8); // the path: after "https://" (or "http://") and the host
+  if (p < 0) return false;
+  for (let i = 0; i < paths.length; i++) {
+    const s = paths[i], n = s.length;
+    const c = target.charCodeAt(p + n); // what follows the path: the end (NaN, c !== c), '?' or '/'
+    if ((c !== c || c === 63 /* ? */ || c === 47 /* / */) && target.charCodeAt(p + n - 1) === s.charCodeAt(n - 1) &&
+      target.substring(p, p + n) === s) return true;
+  }
+  return false;
+});
+
+// readHeaders fills hv with the request's values of the first hv.length HEADERS and
+// returns it.
+const readHeaders = (function (request, hv) {
+  const h = request.headers;
+  for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  return hv;
+});
+
+// readBody reads a POST body, at most MAX_BODY + 1 bytes: a longer body is not read
+// further (nor at all when Content-Length says so), and core answers 413 on its length.
+async function readBody(request) {
+  if (Number(request.headers.get("content-length")) > MAX_BODY) return new Uint8Array(MAX_BODY + 1);
+  if (request.body === null) return NO_BODY;
+  const reader = request.body.getReader();
+  const chunks = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.length;
+    if (n > MAX_BODY) { reader.cancel().catch(() => {}); break; }
+  }
+  if (chunks.length === 1 && n <= MAX_BODY) return chunks[0];
+  const out = new Uint8Array(Math.min(n, MAX_BODY + 1));
+  let p = 0;
+  for (const c of chunks) {
+    const k = Math.min(c.length, out.length - p);
+    out.set(c.subarray(0, k), p);
+    p += k;
+    if (p === out.length) break;
+  }
+  return out;
+}
