@@ -39,7 +39,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
 
 all: build
 
@@ -54,8 +54,14 @@ deps:
 deps-check:
 	@build/deps.sh ensure
 
-# The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo).
-build: build/app.wasm build/worker.mjs
+# The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo), and the
+# static site that Workers Static Assets serves beside it (build/out/site: build/site).
+build: build/app.wasm build/worker.mjs site
+
+# The static site, from the operations table, the OpenAPI document and wrangler.toml
+# (docs/static-assets.md); ~1 s.
+site: | deps-check
+	@$(GO) run ./build/site -config wrangler.toml -out build/out/site
 
 build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) core/api/openapi.lz4 go.mod go.sum Makefile | deps-check
 	$(GO) generate ./...   # the generated files (bad data fails the build here)
@@ -75,14 +81,15 @@ build-go: deps-check
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/go-worker/app.wasm ./worker
 	@printf 'build/go-worker/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
 
-# Prints "make dev: ready on ..." with a curl to try once the API answers; Ctrl-C stops it.
+# Prints "make dev: ready on ..." with the docs page's URL and a curl to try once the API
+# answers; Ctrl-C stops it.
 # The first run writes .dev.vars (git-ignored) with a random quote signing key: the
 # secret QUOTE_SIGNING_KEYS that wrangler dev hands the Worker (docs/quote-token.md).
 dev: build .dev.vars
 	@u=http://127.0.0.1:$(PORT)/api/agent; sh=$$$$; \
 	if command -v curl >/dev/null; then ( for i in $$(seq 600); do sleep 0.5; kill -0 $$sh 2>/dev/null || exit 0; \
 	  curl -sf -o /dev/null $$u/ || continue; \
-	  printf '\nmake dev: ready on %s/ (Ctrl-C stops it). Try:\n  curl -s %s/depots\n\n' $$u $$u; exit 0; done ) & fi; \
+	  printf '\nmake dev: ready on %s/ (Ctrl-C stops it); docs on %s/docs. Try:\n  curl -s %s/depots\n\n' $$u $${u%/api/agent} $$u; exit 0; done ) & fi; \
 	exec build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
 	  --persist-to .wrangler/state --show-interactive-dev-session=false --var INVENTORY_REFRESH_SECONDS:2
 
@@ -107,7 +114,7 @@ scale: deps-check
 # CAMPERVAN_REQUIRE_WASM makes a missing module a failure instead.
 test: gen-check build build-go lint
 	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 ./...
-	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+e2e_test)' ; exit $${PIPESTATUS[0]}
+	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
 
 # The checked-in generated files are what `go generate ./...` makes of their sources
@@ -168,7 +175,7 @@ deploy: build
 	build/wrangler.sh deploy
 
 clean:
-	rm -rf build/app.wasm build/worker.mjs build/worker.mjs.map build/go-worker build/dist
+	rm -rf build/app.wasm build/worker.mjs build/worker.mjs.map build/go-worker build/dist build/out/site
 
 # Project vs a plain JS worker returning the same bytes, on raw workerd (BENCHMARKS.md).
 BENCH_FLAGS ?=

@@ -13,6 +13,8 @@
 #            script revision).
 #   npm      node_modules/.deps-stamp equal to a hash of package.json + package-lock.json
 #            (written after a successful `npm install`), and wrangler present.
+#   Chromium Debian's chromium (apt, as root), for the docs page's browser test
+#            (worker/site_e2e_test.go); $CHROMIUM, if set, names another binary.
 #   staticcheck  build/out/tools/staticcheck, built from its Go module at $SC_VERSION
 #            (make test runs it), with a stamp of that version beside it.
 # Env: TINYGO_PREFIX (default /opt/tinygo) and TINYGO_BIN_DIR go to build/install-tinygo.sh.
@@ -55,6 +57,28 @@ then run make again."
   say "TinyGo ready in $((SECONDS - t0)) s"
 }
 
+chromium_ok() { [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; }
+
+install_chromium() {
+  local t0=$SECONDS asroot=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null && { [ -t 0 ] || sudo -n true 2>/dev/null; }; then asroot=(sudo)
+    else
+      say "cannot install Chromium (the docs page's browser test): its apt package needs root (not root, no sudo). As root:
+    apt-get install --no-install-recommends chromium
+then run make again."
+      exit 1
+    fi
+  fi
+  say "installing Debian's chromium for the docs page's browser test (apt, ~1-2 min, once)"
+  if ! { "${asroot[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+    "${asroot[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends chromium >/dev/null; }; then
+    say "installing Chromium failed (see above). By hand, as root: apt-get install --no-install-recommends chromium"
+    exit 1
+  fi
+  say "Chromium ready in $((SECONDS - t0)) s"
+}
+
 install_npm() {
   local log t0 rc=0
   command -v npm >/dev/null || {
@@ -94,16 +118,20 @@ case "${1:-}" in
   check)
     why=$(bash "$TG" --check) || { echo "deps: $why"; exit 1; }
     npm_ok || { echo "deps: npm packages missing or not at the pins of package-lock.json"; exit 1; }
+    chromium_ok || { echo "deps: Chromium missing (apt package chromium)"; exit 1; }
     sc_ok || { echo "deps: staticcheck $SC_VERSION missing"; exit 1; } ;;
   ensure)
     bash "$TG" --check >/dev/null || install_tinygo
     npm_ok || install_npm
+    chromium_ok || install_chromium
     sc_ok || install_sc ;;
   install)
     if bash "$TG" --check >/dev/null; then say "TinyGo $(pin TINYGO_VERSION) already installed in $PREFIX"
     else install_tinygo; fi
     npm_ok && say "npm packages already installed (node_modules/.deps-stamp matches package-lock.json)" || install_npm
+    chromium_ok && say "Chromium already installed" || install_chromium
     sc_ok && say "staticcheck $SC_VERSION already installed" || install_sc
-    say "go mod download"; go mod download ;;
+    say "go mod download"; go mod download
+    (cd worker/testdata/genclient && go mod download) ;;   # oapi-codegen, for the generated-client test
   *) echo "usage: $0 check|ensure|install" >&2; exit 2 ;;
 esac

@@ -266,7 +266,7 @@ func (s *Server) keepDayFail(k *dayKey, e *rental.Error) {
 }
 
 // calendarDays reads days: one hire length or a comma list of up to 4, each 1 to the
-// longest hire, no repeats; returned ascending in c.lengths.
+// longest hire without a leading zero, no repeats; returned ascending in c.lengths.
 func (s *Server) calendarDays(c *call) ([]int, *rental.Error) {
 	raw, ok := c.q.get("days")
 	if !ok {
@@ -281,7 +281,7 @@ func (s *Server) calendarDays(c *call) ([]int, *rental.Error) {
 			item, v = v[:i], v[i+1:]
 		}
 		n, j := text.ScanDigits(item, int64(max)+1)
-		if item == "" || j != len(item) || n < 1 || n > int64(max) {
+		if item == "" || item[0] == '0' || j != len(item) || n < 1 || n > int64(max) { // no leading zero: the pattern of openapi.json
 			return nil, rental.Invalid("days", "query parameter days must be hire lengths from 1 to "+string(jsonw.AppendInt(nil, int64(max)))+" days, one or a comma list such as 7,10,14, got "+text.QuoteClean(raw))
 		}
 		if len(ls) == maxCalendarLengths {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,7 +80,11 @@ func toolsList(t *testing.T, s *Server) []any {
 }
 
 // TestMCPToolSchemasMatchOpenAPI: each tool's inputSchema is its operation's
-// parameters and its outputSchema the 200 schema, as the served document says.
+// parameters and its outputSchema the 200 schema, as the served document says, each
+// thing said once (core/mcp/schema.go): no descriptions, no OpenAPI numeric formats, no
+// format or maxLength beside an argument's pattern, no size bounds in an answer's
+// schema, and another tool's answer (check_quote's quote) named, not repeated. Every
+// constraint of a parameter is kept.
 func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	doc := decodeJSON(t, do(s, "GET", "/api/agent/openapi.json").Body)
@@ -89,27 +94,35 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 	if len(listed) != len(tools) {
 		t.Fatalf("%d tools, want %d", len(listed), len(tools))
 	}
+	opOf := func(path string) map[string]any { return paths[path].(map[string]any)["get"].(map[string]any) }
+	bodyRef := func(op map[string]any) string {
+		s := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+		ref, _ := s["$ref"].(string)
+		return strings.TrimPrefix(ref, "#/components/schemas/")
+	}
 	for i, x := range listed {
 		tool := x.(map[string]any)
 		spec := tools[i]
-		if tool["name"] != spec.Name {
-			t.Fatalf("tool %d is %v, want %s", i, tool["name"], spec.Name)
+		if tool["name"] != spec.Name || tool["title"] != spec.Title || tool["description"] != spec.Lead {
+			t.Fatalf("tool %d is %v %q %q, want %s %q and its Lead", i, tool["name"], tool["title"], tool["description"], spec.Name, spec.Title)
 		}
-		op := paths[spec.Path].(map[string]any)["get"].(map[string]any)
+		op := opOf(spec.Path)
 		props := map[string]any{}
 		var required []any
 		params, _ := op["parameters"].([]any)
 		for _, p := range params {
 			p := p.(map[string]any)
-			prop := resolve(p["schema"], schemas).(map[string]any)
-			// numbers also as strings of digits, which the tools accept
-			switch prop["type"] {
-			case "integer":
-				prop = map[string]any{"anyOf": []any{prop, map[string]any{"type": "string", "pattern": "^[0-9]+$"}}}
-			case "number":
-				prop = map[string]any{"anyOf": []any{prop, map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]{1,2})?$`}}}
+			full := resolve(p["schema"], schemas).(map[string]any)
+			prop := leanSchema(full, false).(map[string]any)
+			if _, ok := full["pattern"]; ok {
+				delete(prop, "format")
+				delete(prop, "maxLength")
 			}
-			prop["description"] = p["description"]
+			for _, k := range []string{"type", "pattern", "enum", "minimum", "maximum"} {
+				if full[k] != nil && !reflect.DeepEqual(prop[k], full[k]) {
+					t.Errorf("%s: argument %s lost its %s %v", spec.Name, p["name"], k, full[k])
+				}
+			}
 			props[p["name"].(string)] = prop
 			if p["required"] == true {
 				required = append(required, p["name"])
@@ -122,27 +135,114 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		if !reflect.DeepEqual(tool["inputSchema"], want) {
 			t.Errorf("%s inputSchema differs from the OpenAPI parameters:\n got %v\nwant %v", spec.Name, tool["inputSchema"], want)
 		}
-		body := resolve(op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"], schemas)
-		var wantOut any = body
+		var others []string
+		for _, o := range tools {
+			if r := bodyRef(opOf(o.Path)); o.Name != spec.Name && r != "" && r != bodyRef(op) {
+				others = append(others, r)
+			}
+		}
+		body := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+		var wantOut any = leanSchema(resolveExcept(body, schemas, others), true)
 		if spec.Wrap != "" {
-			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: body}, "required": []any{spec.Wrap}}
+			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: wantOut}, "required": []any{spec.Wrap}}
 		}
 		if !reflect.DeepEqual(tool["outputSchema"], wantOut) {
-			t.Errorf("%s outputSchema differs from the OpenAPI 200 schema", spec.Name)
+			t.Errorf("%s outputSchema differs from the OpenAPI 200 schema:\n got %v\nwant %v", spec.Name, tool["outputSchema"], wantOut)
 		}
 		if out := tool["outputSchema"].(map[string]any); out["type"] != "object" {
 			t.Errorf("%s outputSchema is not an object schema", spec.Name)
 		}
-		if strings.Contains(mustJSON(tool), "$ref") {
-			t.Errorf("%s has a $ref left", spec.Name)
+		if js := mustJSON(tool["inputSchema"]) + mustJSON(tool["outputSchema"]); strings.Contains(js, "$ref") || strings.Contains(js, `"description"`) {
+			t.Errorf("%s has a $ref or a description left in a schema", spec.Name)
 		}
 		ann := tool["annotations"].(map[string]any)
-		if ann["readOnlyHint"] != true || ann["openWorldHint"] != false || ann["idempotentHint"] != true {
+		if !reflect.DeepEqual(ann, map[string]any{"readOnlyHint": true, "openWorldHint": false}) {
 			t.Errorf("%s annotations %v", spec.Name, ann)
 		}
-		desc := tool["description"].(string)
-		if !strings.Contains(desc, "GET /api/agent"+spec.Path) || !strings.Contains(desc, op["description"].(string)) {
-			t.Errorf("%s description does not name its operation and carry its description", spec.Name)
+	}
+}
+
+// leanSchema returns schema v without descriptions, examples and OpenAPI's numeric
+// formats, and for an answer (output) without its size bounds.
+func leanSchema(v any, output bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, y := range x {
+			switch k {
+			case "description", "example", "examples":
+				continue
+			case "format":
+				if f := y.(string); f == "int32" || f == "int64" || f == "double" || f == "float" {
+					continue
+				}
+			case "maxLength", "maxItems", "minimum", "maximum":
+				if output {
+					continue
+				}
+			case "properties":
+				ps := map[string]any{}
+				for name, p := range y.(map[string]any) {
+					ps[name] = leanSchema(p, output)
+				}
+				out[k] = ps
+				continue
+			}
+			out[k] = leanSchema(y, output)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = leanSchema(y, output)
+		}
+		return out
+	}
+	return v
+}
+
+// resolveExcept is resolve, but a reference to one of others becomes {"type":"object"}.
+func resolveExcept(v any, schemas map[string]any, others []string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if slices.Contains(others, name) {
+				return map[string]any{"type": "object"}
+			}
+			return resolveExcept(schemas[name], schemas, others)
+		}
+		out := map[string]any{}
+		for k, y := range x {
+			out[k] = resolveExcept(y, schemas, others)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = resolveExcept(y, schemas, others)
+		}
+		return out
+	}
+	return v
+}
+
+// TestMCPToolsListSize: the tool list every host reads on every connection stays
+// small in both protocol revisions (the bytes of the JSON-RPC answer).
+func TestMCPToolsListSize(t *testing.T) {
+	s := testServer(t, testConfig(), bundledCatalog(t), nil)
+	legacy := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	modernList := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`, modern("tools/list", "")...)
+	for _, c := range []struct {
+		name string
+		d    DecodedResponse
+	}{{"2025-11-25", legacy}, {"2026-07-28", modernList}} {
+		if c.d.Status != 200 {
+			t.Fatalf("tools/list (%s): %d %s", c.name, c.d.Status, c.d.Body)
+		}
+		t.Logf("tools/list (%s): %d bytes", c.name, len(c.d.Body))
+		if len(c.d.Body) > 12000 {
+			t.Errorf("tools/list (%s) is %d bytes, more than 12,000", c.name, len(c.d.Body))
 		}
 	}
 }

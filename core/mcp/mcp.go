@@ -61,7 +61,10 @@ type Tool struct {
 	PathParam   string // the path parameter the arguments carry ("" for none)
 	PathHint    string // where the path parameter comes from, for "missing" messages
 	Wrap        string // the property that holds an array result ("" for an object)
-	Lead        string // what an agent needs first: when to call it, where ids come from
+	Lead        string // its description: what it answers, where its ids come from
+	// Opaque: the output schema is {"type":"object"}, for a reference document whose
+	// schema the Lead names (the OpenAPI document has it) rather than repeats.
+	Opaque bool
 }
 
 // Operations is what the endpoint needs of the API.
@@ -150,6 +153,10 @@ func (m *Endpoint) build() {
 	schemas := field(field(d, "components"), "schemas")
 	paths := field(d, "paths")
 	tools := []byte(`{"tools":[`)
+	outputs := make([]string, len(m.tools)) // the component each tool answers with, if any
+	for i := range m.tools {
+		outputs[i] = outputComponent(field(field(paths, m.tools[i].Path), "get"))
+	}
 	for i := range m.tools {
 		t := &m.tools[i]
 		op := field(field(paths, t.Path), "get")
@@ -166,13 +173,23 @@ func (m *Endpoint) build() {
 		}
 		tools = jsonw.AppendMember(tools, `{"name":`, t.Name)
 		tools = jsonw.AppendMember(tools, `,"title":`, t.Title)
-		tools = jsonw.AppendMember(tools, `,"description":`, t.Lead+" The same operation as the HTTP API's GET "+cfg.BasePath+t.Path+": "+field(op, "description").String())
+		tools = jsonw.AppendMember(tools, `,"description":`, t.Lead)
 		tools = append(tools, `,"inputSchema":`...)
-		tools = appendInputSchema(tools, op, schemas)
+		tools = appendToolInput(tools, op, schemas)
 		tools = append(tools, `,"outputSchema":`...)
-		tools = appendOutputSchema(tools, op, schemas, t.Wrap)
-		tools = jsonw.AppendMember(tools, `,"annotations":{"title":`, t.Title)
-		tools = append(tools, `,"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`...)
+		others := make([]string, 0, len(outputs))
+		for j, o := range outputs {
+			if j != i && o != "" && o != outputs[i] {
+				others = append(others, o)
+			}
+		}
+		if t.Opaque {
+			tools = append(tools, `{"type":"object"}`...)
+		} else {
+			tools = appendToolOutput(tools, op, schemas, t.Wrap, others)
+		}
+		// destructiveHint and idempotentHint mean something only without readOnlyHint
+		tools = append(tools, `,"annotations":{"readOnlyHint":true,"openWorldHint":false}}`...)
 	}
 	tools = append(tools, ']')
 	m.toolsLegacy = append(append([]byte(nil), tools...), '}')
@@ -182,109 +199,6 @@ func (m *Endpoint) build() {
 	b = jsonw.AppendJSONString(b, mcpInstructions)
 	b = append(append(b, `,"ttlMs":`...), ttl...)
 	m.discover = append(b, `,"cacheScope":"public",`+mcpResultMeta+`}`...)
-}
-
-// appendInputSchema writes the tool's input schema: an object whose properties are
-// the operation's parameters, each its parameter's schema plus its description.
-func appendInputSchema(b []byte, op, schemas jsonv.Result) []byte {
-	b = append(b, `{"type":"object","properties":{`...)
-	var required []string
-	n := 0
-	field(op, "parameters").ForEach(func(_, p jsonv.Result) bool {
-		name := field(p, "name").String()
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = jsonw.AppendJSONString(b, name)
-		b = append(b, ':')
-		s := appendSchema(nil, field(p, "schema"), schemas, 0)
-		// A tool takes a number as a JSON number or as a string of digits (the call puts
-		// either into the query string), and the schema says so: an integer parameter
-		// also accepts "^[0-9]+$", a number "^[0-9]+(\.[0-9]{1,2})?$".
-		switch field(field(p, "schema"), "type").String() {
-		case "integer":
-			s = append(append([]byte(`{"anyOf":[`), s...), `,{"type":"string","pattern":"^[0-9]+$"}]}`...)
-		case "number":
-			s = append(append([]byte(`{"anyOf":[`), s...), `,{"type":"string","pattern":"^[0-9]+(\\.[0-9]{1,2})?$"}]}`...)
-		}
-		if desc := field(p, "description"); desc.Exists() {
-			s = s[:len(s)-1]
-			if len(s) > 1 {
-				s = append(s, ',')
-			}
-			s = append(append(append(s, `"description":`...), desc.Raw...), '}')
-		}
-		b = append(b, s...)
-		if field(p, "required").Bool() {
-			required = append(required, name)
-		}
-		return true
-	})
-	b = append(b, '}')
-	if len(required) > 0 {
-		b = append(b, `,"required":[`...)
-		for i, r := range required {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonw.AppendJSONString(b, r)
-		}
-		b = append(b, ']')
-	}
-	return append(b, `,"additionalProperties":false}`...)
-}
-
-// appendOutputSchema writes the schema of the operation's 200 body, self-contained;
-// an array is wrapped as the property wrap of an object (MCP's structuredContent and
-// outputSchema are objects).
-func appendOutputSchema(b []byte, op, schemas jsonv.Result, wrap string) []byte {
-	s := field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
-	if wrap == "" {
-		return appendSchema(b, s, schemas, 0)
-	}
-	b = jsonw.AppendMember(b, `{"type":"object","properties":{`, wrap)
-	b = append(b, ':')
-	b = appendSchema(b, s, schemas, 0)
-	b = jsonw.AppendMember(b, `},"required":[`, wrap)
-	return append(b, "]}"...)
-}
-
-// appendSchema copies schema v, replacing each {"$ref": "#/components/schemas/X"}
-// by X itself (recursively), so the result needs no document around it.
-func appendSchema(b []byte, v, schemas jsonv.Result, depth int) []byte {
-	if depth > 32 {
-		return append(b, "{}"...)
-	}
-	switch {
-	case v.IsObject() || v.IsArray():
-		obj := v.IsObject()
-		const pre = "#/components/schemas/"
-		if ref := field(v, "$ref").String(); obj && len(ref) > len(pre) && ref[:len(pre)] == pre {
-			return appendSchema(b, field(schemas, ref[len(pre):]), schemas, depth+1)
-		}
-		lb, rb := byte('['), byte(']')
-		if obj {
-			lb, rb = '{', '}'
-		}
-		b = append(b, lb)
-		n := 0
-		v.ForEach(func(k, x jsonv.Result) bool {
-			if n > 0 {
-				b = append(b, ',')
-			}
-			n++
-			if obj {
-				b = append(append(b, k.Raw...), ':')
-			}
-			b = appendSchema(b, x, schemas, depth+1)
-			return true
-		})
-		return append(b, rb)
-	case !v.Exists():
-		return append(b, "{}"...)
-	}
-	return append(b, v.Raw...)
 }
 
 // field returns member key of object obj (the first, if repeated); keys may hold

@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"github.com/campervan/agent-api/core/jsonv"
+	"github.com/campervan/agent-api/core/jsonw"
+)
+
+// The tools' schemas as tools/list carries them: derived from the OpenAPI document,
+// self-contained, and saying each thing once, since every host reads the list on every
+// connection. Kept: types, properties, items, required, enums, patterns, an argument's
+// bounds, additionalProperties. Left out:
+//   - descriptions: the tool's description says what an agent needs to call it; the
+//     OpenAPI document and the docs page carry the rest;
+//   - OpenAPI's numeric formats (int32, int64, double, float), which JSON Schema does not
+//     define and the bounds already say;
+//   - an argument's format and maxLength beside a pattern, which says both;
+//   - in output schemas, the size bounds (maxLength, maxItems, minimum, maximum): they
+//     guard what the API reads, and promise nothing about an answer that a host checks.
+
+const schemaRef = "#/components/schemas/"
+
+// appendToolInput writes a tool's input schema: an object whose properties are the
+// operation's parameters. A number argument also works as a string of digits (the call
+// puts either into the query string); the schema gives the one type, as the API does.
+func appendToolInput(b []byte, op, schemas jsonv.Result) []byte {
+	b = append(b, `{"type":"object","properties":{`...)
+	var required []string
+	n := 0
+	field(op, "parameters").ForEach(func(_, p jsonv.Result) bool {
+		name := field(p, "name").String()
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = jsonw.AppendJSONString(b, name)
+		b = append(b, ':')
+		b = appendLean(b, field(p, "schema"), schemas, lean{arg: true}, 0)
+		if field(p, "required").Bool() {
+			required = append(required, name)
+		}
+		return true
+	})
+	b = append(b, '}')
+	if len(required) > 0 {
+		b = append(b, `,"required":[`...)
+		for i, r := range required {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonw.AppendJSONString(b, r)
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"additionalProperties":false}`...)
+}
+
+// appendToolOutput writes the schema of the operation's 200 body; an array is wrapped as
+// the property wrap of an object (MCP's structuredContent and outputSchema are objects).
+// A component that is another tool's whole answer (a Quote, in check_quote's) is said
+// there: here it is {"type":"object"}, and the tool's description names that tool.
+func appendToolOutput(b []byte, op, schemas jsonv.Result, wrap string, others []string) []byte {
+	s := outputSchema(op)
+	l := lean{output: true, others: others}
+	if wrap == "" {
+		return appendLean(b, s, schemas, l, 0)
+	}
+	b = jsonw.AppendMember(b, `{"type":"object","properties":{`, wrap)
+	b = append(b, ':')
+	b = appendLean(b, s, schemas, l, 0)
+	b = jsonw.AppendMember(b, `},"required":[`, wrap)
+	return append(b, "]}"...)
+}
+
+// outputSchema returns the schema of the operation's 200 body.
+func outputSchema(op jsonv.Result) jsonv.Result {
+	return field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
+}
+
+// outputComponent returns the component an operation's 200 body is ("Quote" for
+// {"$ref": "#/components/schemas/Quote"}), or "".
+func outputComponent(op jsonv.Result) string {
+	ref := field(outputSchema(op), "$ref").String()
+	if len(ref) <= len(schemaRef) || ref[:len(schemaRef)] != schemaRef {
+		return ""
+	}
+	return ref[len(schemaRef):]
+}
+
+// lean says which schema appendLean writes.
+type lean struct {
+	arg    bool     // an argument's: a format or maxLength beside a pattern goes
+	output bool     // an answer's: the size bounds go, and "required" below its fields or list items
+	others []string // components said in another tool's output schema
+}
+
+// appendLean copies schema v without what the list leaves out (above), replacing each
+// {"$ref": "#/components/schemas/X"} by X itself, recursively. Inside "properties" the
+// keys are property names, never left out.
+func appendLean(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
+	if depth > 32 {
+		return append(b, "{}"...)
+	}
+	switch {
+	case v.IsObject():
+		if ref := field(v, "$ref").String(); len(ref) > len(schemaRef) && ref[:len(schemaRef)] == schemaRef {
+			for _, o := range l.others {
+				if ref[len(schemaRef):] == o {
+					return append(b, `{"type":"object"}`...)
+				}
+			}
+			return appendLean(b, resolve(v, schemas), schemas, l, depth+1)
+		}
+		hasPattern := field(v, "pattern").Exists()
+		b = append(b, '{')
+		n := 0
+		v.ForEach(func(k, x jsonv.Result) bool {
+			key := k.String()
+			switch {
+			case dropAlways(key, x),
+				l.output && (key == "maxLength" || key == "maxItems" || key == "minimum" || key == "maximum"),
+				l.output && key == "required" && depth > 1, // an answer's fields and its list items' fields say which are always there
+				l.arg && hasPattern && (key == "format" || key == "maxLength"):
+				return true
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = append(append(b, k.Raw...), ':')
+			if key == "properties" && x.IsObject() {
+				b = appendProperties(b, x, schemas, l, depth+1)
+			} else {
+				b = appendLean(b, x, schemas, l, depth+1)
+			}
+			return true
+		})
+		return append(b, '}')
+	case v.IsArray():
+		b = append(b, '[')
+		n := 0
+		v.ForEach(func(_, x jsonv.Result) bool {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = appendLean(b, x, schemas, l, depth+1)
+			return true
+		})
+		return append(b, ']')
+	case !v.Exists():
+		return append(b, "{}"...)
+	}
+	return append(b, v.Raw...)
+}
+
+// appendProperties writes a "properties" object: each name, then its schema.
+func appendProperties(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
+	b = append(b, '{')
+	n := 0
+	v.ForEach(func(k, x jsonv.Result) bool {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(append(b, k.Raw...), ':')
+		b = appendLean(b, x, schemas, l, depth)
+		return true
+	})
+	return append(b, '}')
+}
+
+// dropAlways reports whether member key (value v) of a schema is left out of every
+// tool schema.
+func dropAlways(key string, v jsonv.Result) bool {
+	switch key {
+	case "description", "example", "examples":
+		return true
+	case "format":
+		switch v.String() {
+		case "int32", "int64", "double", "float":
+			return true
+		}
+	}
+	return false
+}
+
+// resolve returns the component schema v refers to ({"$ref": "#/components/schemas/X"}),
+// or v.
+func resolve(v, schemas jsonv.Result) jsonv.Result {
+	for i := 0; i < 8; i++ {
+		ref := field(v, "$ref").String()
+		if !v.IsObject() || len(ref) <= len(schemaRef) || ref[:len(schemaRef)] != schemaRef {
+			return v
+		}
+		v = field(schemas, ref[len(schemaRef):])
+	}
+	return v
+}
