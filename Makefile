@@ -111,10 +111,10 @@ scale: deps-check
 	@echo "make dev: wrote .dev.vars with a new random quote signing key (local only, never committed)"
 
 # The tests that need build/app.wasm skip under a plain `go test ./...` without it; here
-# CAMPERVAN_REQUIRE_WASM makes a missing module a failure instead.
+# CAMPERVAN_REQUIRE_ALL makes a missing module or npm package a failure instead.
 test: gen-check build build-go lint
-	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 ./...
-	CAMPERVAN_REQUIRE_WASM=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
+	CAMPERVAN_REQUIRE_ALL=1 $(GO) test -count=1 ./...
+	CAMPERVAN_REQUIRE_ALL=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
 
 # The checked-in generated files are what `go generate ./...` makes of their sources

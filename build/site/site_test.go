@@ -15,6 +15,7 @@ import (
 // generated writes the site of the project's wrangler.toml into a temporary folder.
 func generated(t *testing.T) (map[string][]byte, *site) {
 	t.Helper()
+	needNPM(t, "swagger-ui-dist/package.json")
 	out := filepath.Join(t.TempDir(), "site")
 	toml := writeTOML(t, out, `["/api/agent", "/api/agent/*"]`)
 	files, s, err := generate(toml, out, "../../node_modules")
@@ -172,6 +173,7 @@ func TestSiteMatchesTable(t *testing.T) {
 // TestCheckAssets: the site refuses a wrangler.toml whose [assets] would not serve it,
 // or would let a file answer for an API path.
 func TestCheckAssets(t *testing.T) {
+	needNPM(t, "swagger-ui-dist/package.json")
 	out := filepath.Join(t.TempDir(), "site")
 	for _, c := range []struct {
 		first string
@@ -202,10 +204,8 @@ func TestCheckAssets(t *testing.T) {
 // the OWASP API Security ones): no error. An indented copy is linted, so the findings
 // name lines.
 func TestLintOpenAPI(t *testing.T) {
+	needNPM(t, ".bin/spectral")
 	bin, _ := filepath.Abs("../../node_modules/.bin")
-	if _, err := os.Stat(filepath.Join(bin, "spectral")); err != nil {
-		t.Fatalf("Spectral is not installed (make deps): %v", err)
-	}
 	files, _ := generated(t)
 	var doc any
 	if err := json.Unmarshal(files[".well-known/openapi"], &doc); err != nil {
@@ -223,5 +223,17 @@ func TestLintOpenAPI(t *testing.T) {
 	t.Logf("spectral: %d warnings", warnings)
 	if err != nil || strings.Contains(string(out), " error ") {
 		t.Fatalf("spectral lint: %v\n%s", err, out)
+	}
+}
+
+// needNPM skips the test when the npm package file (under node_modules) is missing, as
+// in a fresh clone before make deps; under make test (CAMPERVAN_REQUIRE_ALL) it fails.
+func needNPM(t *testing.T, file string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("../../node_modules", file)); err != nil {
+		if os.Getenv("CAMPERVAN_REQUIRE_ALL") != "" {
+			t.Fatalf("node_modules/%s is not installed (make deps): %v", file, err)
+		}
+		t.Skipf("node_modules/%s is not installed: make test installs it and runs this test", file)
 	}
 }

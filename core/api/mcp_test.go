@@ -146,6 +146,9 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		if spec.Wrap != "" {
 			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: wantOut}, "required": []any{spec.Wrap}}
 		}
+		if spec.Opaque {
+			wantOut = map[string]any{"type": "object"}
+		}
 		if !reflect.DeepEqual(tool["outputSchema"], wantOut) {
 			t.Errorf("%s outputSchema differs from the OpenAPI 200 schema:\n got %v\nwant %v", spec.Name, tool["outputSchema"], wantOut)
 		}
@@ -164,7 +167,11 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 
 // leanSchema returns schema v without descriptions, examples and OpenAPI's numeric
 // formats, and for an answer (output) without its size bounds.
-func leanSchema(v any, output bool) any {
+func leanSchema(v any, output bool) any { return leanAt(v, output, 0) }
+
+// leanAt is leanSchema at level (the properties and items above v): an answer's
+// schema says "required" at levels 0 and 1 only.
+func leanAt(v any, output bool, level int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
@@ -173,28 +180,39 @@ func leanSchema(v any, output bool) any {
 			case "description", "example", "examples":
 				continue
 			case "format":
-				if f := y.(string); f == "int32" || f == "int64" || f == "double" || f == "float" {
+				if f := y.(string); output || f == "int32" || f == "int64" || f == "double" || f == "float" {
 					continue
 				}
 			case "maxLength", "maxItems", "minimum", "maximum":
 				if output {
 					continue
 				}
+			case "required":
+				if output && level > 1 {
+					continue
+				}
+			case "pattern":
+				if output {
+					continue
+				}
 			case "properties":
 				ps := map[string]any{}
 				for name, p := range y.(map[string]any) {
-					ps[name] = leanSchema(p, output)
+					ps[name] = leanAt(p, output, level+1)
 				}
 				out[k] = ps
 				continue
+			case "items":
+				out[k] = leanAt(y, output, level+1)
+				continue
 			}
-			out[k] = leanSchema(y, output)
+			out[k] = leanAt(y, output, level)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, y := range x {
-			out[i] = leanSchema(y, output)
+			out[i] = leanAt(y, output, level)
 		}
 		return out
 	}

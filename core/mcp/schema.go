@@ -89,7 +89,10 @@ func outputComponent(op jsonv.Result) string {
 // lean says which schema appendLean writes.
 type lean struct {
 	arg    bool     // an argument's: a format or maxLength beside a pattern goes
-	output bool     // an answer's: the size bounds go, and "required" below its fields or list items
+	output bool     // an answer's: the size bounds, formats and patterns go, and "required" below level 1
+	// level counts the properties and items above the schema being written, not the
+	// $refs: an answer is level 0, its fields or list items level 1.
+	level int
 	others []string // components said in another tool's output schema
 }
 
@@ -118,7 +121,7 @@ func appendLean(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
 			switch {
 			case dropAlways(key, x),
 				l.output && (key == "maxLength" || key == "maxItems" || key == "minimum" || key == "maximum"),
-				l.output && key == "required" && depth > 1, // an answer's fields and its list items' fields say which are always there
+				l.output && (key == "required" && l.level > 1 || key == "format" || key == "pattern"),
 				l.arg && hasPattern && (key == "format" || key == "maxLength"):
 				return true
 			}
@@ -128,7 +131,13 @@ func appendLean(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
 			n++
 			b = append(append(b, k.Raw...), ':')
 			if key == "properties" && x.IsObject() {
-				b = appendProperties(b, x, schemas, l, depth+1)
+				inner := l
+				inner.level++
+				b = appendProperties(b, x, schemas, inner, depth+1)
+			} else if key == "items" {
+				inner := l
+				inner.level++
+				b = appendLean(b, x, schemas, inner, depth+1)
 			} else {
 				b = appendLean(b, x, schemas, l, depth+1)
 			}
