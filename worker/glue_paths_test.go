@@ -38,6 +38,7 @@ func TestGlueValidatorFree(t *testing.T) {
 		{"https://api.example/", false},
 		{"https://quotes.example/api/agent/depots?q=/api/agent/quotes", false},
 	}
+	needModule(t)
 	args := []string{"glue_paths.mjs", *wasmPath}
 	for _, c := range cases {
 		args = append(args, c.url)

@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -55,10 +56,13 @@ func main() {
 
 func run(ctx context.Context, c *ClientWithResponses) {
 	idx, err := c.GetIndexWithResponse(ctx)
-	check(err == nil && idx.JSON200 != nil && len(idx.JSON200.Operations) == 7, "getIndex", err, answer(idx))
+	check(err == nil && idx.JSON200 != nil && len(idx.JSON200.Operations) == 8, "getIndex", err, answer(idx))
 
 	doc, err := c.GetOpenApiDocumentWithResponse(ctx)
 	check(err == nil && doc.JSON200 != nil && doc.JSON200.Openapi == "3.1.0", "getOpenApiDocument", err, answer(doc))
+
+	terms, err := c.GetTermsWithResponse(ctx)
+	check(err == nil && terms.JSON200 != nil && len(terms.JSON200.Insurance) > 0 && len(terms.JSON200.Cancellation) > 0, "getTerms", err, answer(terms))
 
 	depots, err := c.ListDepotsWithResponse(ctx)
 	check(err == nil && depots.JSON200 != nil && len(*depots.JSON200) > 0, "listDepots", err, answer(depots))
@@ -114,6 +118,11 @@ func run(ctx context.Context, c *ClientWithResponses) {
 	if q == nil || q.JSON200 == nil {
 		return
 	}
+	var paid float64
+	for _, p := range q.JSON200.Terms.Payment {
+		paid += p.Amount
+	}
+	check(len(q.JSON200.Terms.Cancellation) > 0 && math.Abs(paid-q.JSON200.TotalAmount) < 0.005, "getQuote: terms, the payments add up to totalAmount", nil, answer(q))
 	chk, err := c.CheckQuoteWithResponse(ctx, q.JSON200.QuoteId)
 	check(err == nil && chk.JSON200 != nil && chk.JSON200.Status == QuoteCheckStatusValid && chk.JSON200.OriginalTotalAmount == q.JSON200.TotalAmount,
 		"checkQuote: valid, at the quoted total", err, answer(chk))
