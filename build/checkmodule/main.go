@@ -170,6 +170,9 @@ func check(b bundle, plan string) (string, []string) {
 	summary := fmt.Sprintf("%s + %s: %d bytes gzipped, %.1f%% of the Workers %s plan's %d MiB; memory: initial %.2f MiB (%d bytes of data segments), renewed at %.2f MiB (threshold %.2f MiB, %s), at most %.2f MiB of the isolate's %d MiB",
 		b.wasmName, b.glueName, b.gzipped, 100*float64(b.gzipped)/float64(limit), plan, limit/mib,
 		float64(b.initial)/mib, b.data, float64(renew)/mib, float64(threshold)/mib, why, float64(peak)/mib, isolateBytes/mib)
+	if plan != "free" && b.gzipped > scriptLimits["free"] {
+		summary += fmt.Sprintf("; the script is over the Free plan's %d MiB: it deploys on the Paid plan only", scriptLimits["free"]/mib)
+	}
 	return summary, problems
 }
 

@@ -17,7 +17,7 @@ func TestCheck(t *testing.T) {
 		{"within", func(b bundle) bundle { return b }, "free", nil},
 		{"free plan, 1 MiB over", func(b bundle) bundle { b.gzipped = 4 * mib; return b }, "free",
 			[]string{"script size: app.wasm + worker.mjs are 4.00 MiB (4194304 bytes) gzipped, 1048576 bytes (33.3%) over the Workers free plan's limit of 3.00 MiB (3145728 bytes) (compressed); on the Paid plan (limit 10.00 MiB (10485760 bytes)): make build WORKERS_PLAN=paid"}},
-		{"paid plan takes it", func(b bundle) bundle { b.gzipped = 4 * mib; return b }, "paid", nil},
+		{"paid plan takes it", func(b bundle) bundle { b.gzipped = 4 * mib; return b }, "paid", nil}, // the summary says Paid only: TestCheckPaidOnly
 		{"paid plan, over", func(b bundle) bundle { b.gzipped = 10*mib + 1; return b }, "paid",
 			[]string{"1 bytes (0.0%) over the Workers paid plan's limit of 10.00 MiB"}},
 		{"memory: twice the initial memory", func(b bundle) bundle { b.initial = 44 * mib; return b }, "free",
@@ -96,5 +96,16 @@ func TestWranglerVar(t *testing.T) {
 	}
 	if _, ok := wranglerVar(toml, "B"); ok {
 		t.Error("B is not in [vars]")
+	}
+}
+
+func TestCheckPaidOnly(t *testing.T) {
+	b := bundle{gzipped: 4 * mib, initial: 48 * pageBytes, renewMiB: 24}
+	if summary, _ := check(b, "paid"); !strings.HasSuffix(summary, "; the script is over the Free plan's 3 MiB: it deploys on the Paid plan only") {
+		t.Errorf("summary %q", summary)
+	}
+	b.gzipped = 3 * mib
+	if summary, _ := check(b, "paid"); strings.Contains(summary, "Paid plan only") {
+		t.Errorf("3 MiB exactly is within the Free plan: %q", summary)
 	}
 }
