@@ -17,12 +17,19 @@ endif
 # because an isolate's first answer compiles every function it runs and smaller code starts
 # faster; -gc=leaking, so no GC work on any call: the module never frees, and the glue
 # replaces an instance whose memory passes INSTANCE_MEMORY_MIB, handing the rate limiter's
-# state to the new one. 3 MiB of initial memory hold the globals (the rate limiter's table
-# among them) and the heap of a first request.
+# state to the new one. The initial memory is sized from the module: wasm-ld puts the
+# stack, then the data and zeroed globals (the catalog, the rate limiter's table), then
+# HEAP_RESERVE bytes of heap (whole 64 KiB pages) that the largest first request of
+# testdata/http/cases.json fits in (TestWasmFirstRequestFits), so a larger catalog
+# makes a larger initial memory and no first request grows it.
 # The build keeps debug information, which the wasm-opt steps below strip: without it
 # TinyGo inlines every function called from one place into its caller, and V8 compiles
 # the resulting large functions whole on an isolate's first request.
-TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=leaking -ldflags='-extldflags "--initial-memory=3145728"'
+HEAP_RESERVE := 786432
+TINYGO_FLAGS := -target wasip1 -buildmode c-shared -scheduler none -opt s -gc=leaking -ldflags='-extldflags "--initial-heap=$(HEAP_RESERVE)"'
+# The Workers plan the build is checked against (build/checkmodule): free (the script
+# size limit of 3 MiB compressed) or paid (10 MiB). The memory limit is both plans' 128 MB.
+WORKERS_PLAN ?= free
 # Binaryen's wasm-opt after TinyGo, in two steps: --strip-dwarf first (Binaryen skips
 # the passes that cannot keep DWARF current while it is there), then -O2 with
 # -ocimfs 0 (a function called from one place is not inlined for that reason alone)
@@ -54,9 +61,12 @@ deps:
 deps-check:
 	@build/deps.sh ensure
 
-# The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo), and the
-# static site that Workers Static Assets serves beside it (build/out/site: build/site).
+# The shipped Worker: build/worker.mjs (the glue) + build/app.wasm (TinyGo), checked
+# against the platform's limits (build/checkmodule: script size, isolate memory; a
+# bundle past one fails here, with the limit and by how much), and the static site that
+# Workers Static Assets serves beside it (build/out/site: build/site).
 build: build/app.wasm build/worker.mjs site
+	@$(GO) run ./build/checkmodule -plan $(WORKERS_PLAN) -wasm build/app.wasm -glue build/worker.mjs
 
 # The static site, from the operations table, the OpenAPI document and wrangler.toml
 # (docs/static-assets.md); ~1 s.
@@ -102,9 +112,13 @@ publish: deps-check
 
 # The inventory at scale: 100,000 bookings over 2,000 vehicles at 6 depots (synthetic, in
 # build/out/scale/): blob size, build and decode time natively, and of the swap in TinyGo
-# wasm under wazero and in V8 (node).
+# wasm under wazero and in V8 (node). Then the Worker built for 12 (the bundled catalog),
+# 200 and 2,000 vehicles (build/out/scale/<n>/, from a copy of the tree: data/ stays as
+# it is): build time, size, initial memory, cold start, and each operation's answer size
+# and CPU a request on workerd (a few minutes; SCALE_FLAGS='-vehicles 12,500' for others).
+SCALE_FLAGS ?=
 scale: deps-check
-	$(GO) run ./build/scale -out build/out/scale -tinygo $(TINYGO)
+	$(GO) run ./build/scale -out build/out/scale -tinygo $(TINYGO) $(SCALE_FLAGS)
 
 .dev.vars:
 	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@

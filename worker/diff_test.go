@@ -381,6 +381,24 @@ func TestWasmMemoryRenewal(t *testing.T) {
 	}
 }
 
+// TestWasmFirstRequestFits: the module's initial memory holds its data, its zeroed
+// globals and a heap reserve (Makefile, HEAP_RESERVE) that every request of
+// testdata/http/cases.json fits in as the first request of a fresh instance, so an
+// isolate's first answer does not wait on a memory.grow.
+func TestWasmFirstRequestFits(t *testing.T) {
+	vars := wranglerVars(t)
+	for _, c := range loadCases(t) {
+		a := newWasmApp(t, vars, fixedNow)
+		initial := a.mod.Memory().Size()
+		req := c.request("203.0.113.7")
+		a.do(t, &req)
+		if size := a.mod.Memory().Size(); size != initial {
+			t.Errorf("%s as a fresh instance's first request: memory grew from %d to %d bytes", c.Name, initial, size)
+		}
+		a.mod.Close(t.Context())
+	}
+}
+
 // FuzzWasmMatchesNative is the differential test as a fuzz target: any method, target
 // and the two headers core reads, answered by a fresh wasm instance and a fresh native
 // server, must be the same bytes (a trap fails it). make fuzz runs it after core's.

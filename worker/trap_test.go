@@ -36,7 +36,7 @@ func buildTrapWorker(t *testing.T) string {
 	}
 	// TinyGo flags near the shipped ones (Makefile TINYGO_FLAGS; no Binaryen step), plus the tag.
 	cmd := exec.Command(tinygo, "build", "-target", "wasip1", "-buildmode", "c-shared", "-scheduler", "none",
-		"-opt", "s", "-no-debug", "-ldflags", `-extldflags "--initial-memory=3145728"`, "-tags", "trapdemo", "-o", filepath.Join(dir, "app.wasm"), "./worker")
+		"-opt", "s", "-no-debug", "-ldflags", `-extldflags "--initial-heap=786432"`, "-tags", "trapdemo", "-o", filepath.Join(dir, "app.wasm"), "./worker")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tinygo build -tags trapdemo: %v\n%s", err, out)

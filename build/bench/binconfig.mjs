@@ -11,8 +11,9 @@
 // spec.json (written by build/bench): { port, kv, vars: [[name, value]...], modules:
 // [{ name, esModule | wasm: path }] }. The config is the bench's text config's: one
 // worker "main" with the shipped text bindings and RATE_LIMIT / INVENTORY bound to the
-// KV stand-in at kv, one HTTP socket on 127.0.0.1:port. The serializer is miniflare's
-// (wrangler's dependency, installed with it): no hand-written capnp encoding.
+// KV stand-in at kv (no KV bindings when kv is empty: build/scale), one HTTP socket on
+// 127.0.0.1:port. The serializer is miniflare's (wrangler's dependency, installed with
+// it): no hand-written capnp encoding.
 import { createRequire } from "node:module";
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -27,11 +28,12 @@ const spec = JSON.parse(readFileSync(specPath, "utf8"));
 const modules = spec.modules.map((m) =>
   m.wasm !== undefined ? { name: m.name, wasm: readFileSync(m.wasm) } : { name: m.name, esModule: readFileSync(m.esModule, "utf8") });
 const bindings = spec.vars.map(([name, text]) => ({ name, text }));
-bindings.push({ name: "RATE_LIMIT", kvNamespace: { name: "kv" } }, { name: "INVENTORY", kvNamespace: { name: "kv" } });
+const services = [{ name: "main", worker: { modules, compatibilityDate: spec.compatibilityDate, bindings } }];
+if (spec.kv) {
+  bindings.push({ name: "RATE_LIMIT", kvNamespace: { name: "kv" } }, { name: "INVENTORY", kvNamespace: { name: "kv" } });
+  services.push({ name: "kv", external: { address: spec.kv, http: {} } });
+}
 writeFileSync(out, serializeConfig({
-  services: [
-    { name: "main", worker: { modules, compatibilityDate: spec.compatibilityDate, bindings } },
-    { name: "kv", external: { address: spec.kv, http: {} } },
-  ],
+  services,
   sockets: [{ name: "http", address: "127.0.0.1:" + spec.port, http: {}, service: { name: "main" } }],
 }));

@@ -1,14 +1,20 @@
-// Command scale measures the live inventory at the scale it is built for: 100,000
-// bookings over 2,000 vehicles at 6 depots, synthetic and deterministic (seed 42), with
-// the bundled policy, seasons and extras. `make scale` runs it:
+// Command scale measures the Worker at the fleet sizes it is built for. `make scale`
+// runs it:
 //
-//	go run ./build/scale -out build/out/scale [-tinygo /opt/tinygo/bin/tinygo]
+//	go run ./build/scale -out build/out/scale [-tinygo /opt/tinygo/bin/tinygo] [-vehicles 12,200,2000]
 //
-// It writes the reference data (out/data/*.json), the feed (out/feed.json) and its blob
+// The live inventory: 100,000 bookings over 2,000 vehicles at 6 depots, synthetic and
+// deterministic (seed 42), with the bundled policy, seasons and extras. It writes the
+// reference data (out/data/*.json), the feed (out/feed.json) and its blob
 // (out/inventory.bin), and prints the blob's size, the time to build it and the time to
 // decode it natively; with -tinygo it also builds build/scale/wasmload with the Worker's
 // TinyGo flags and runs it under wazero and in V8 (node's WASI, build/scale/wasi.mjs):
 // the time of api.Server.SetInventory, what the Worker's inventory export does, in wasm.
+//
+// The catalog (fleet.go): for each count of -vehicles, the Worker built for that
+// catalog (the bundled one for its own count, else synthetic over 6 depots) in a copy of
+// the tree, into out/<count>/, and run on workerd: build time, module size, initial
+// memory, cold start, and each operation's answer size and CPU time a request.
 package main
 
 import (
@@ -31,17 +37,25 @@ import (
 )
 
 const (
-	vehicles = 2000
+	vehicles = 2000 // of the inventory's catalog
 	depots   = 6
 	bookings = 100000
 )
 
 func main() {
 	out := flag.String("out", "build/out/scale", "output directory")
-	tinygo := flag.String("tinygo", "", "TinyGo compiler: also measure the decode in wasm under wazero")
+	tinygo := flag.String("tinygo", "", "TinyGo compiler: also measure the decode in wasm under wazero, and the Worker per catalog")
 	runs := flag.Int("runs", 50, "decode runs (median reported)")
+	fleets := flag.String("vehicles", "12,200,2000", "the catalogs the Worker is built for and measured at, by vehicle count (the bundled catalog's count: the bundled catalog; empty: none)")
+	colds := flag.Int("cold", 7, "cold starts per catalog (median reported)")
+	opTime := flag.Duration("op-time", time.Second, "how long each operation is sent for, one request at a time, per catalog")
 	flag.Parse()
-	if err := run(*out, *tinygo, *runs); err != nil {
+	stopOnSignal()
+	err := run(*out, *tinygo, *runs)
+	if err == nil && *tinygo != "" && *fleets != "" {
+		err = fleetTable(*out, *tinygo, *fleets, *colds, *opTime)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -52,7 +66,8 @@ func run(out, tinygo string, runs int) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	files, feed := generate()
+	files, rng := generate(vehicles)
+	feed := generateFeed(rng)
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dataDir, name), b, 0o644); err != nil {
 			return err
@@ -132,10 +147,10 @@ func nodeVersion(node string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// generate returns the reference data and the feed: the bundled policy, seasons and
-// extras, 6 depots, 2,000 vehicles with 1-4 units at every depot, and 100,000 bookings
-// of 1-2 units and 1-21 days over three years.
-func generate() (map[string][]byte, []byte) {
+// generate returns the reference data of n vehicles: the bundled policy, seasons and
+// extras, 6 depots, n vehicles with 1-4 units at every depot, and no bookings; and its
+// random source (seed 42), which the feed goes on drawing from.
+func generate(n int) (map[string][]byte, *rand.Rand) {
 	base := data.Files()
 	rng := rand.New(rand.NewSource(42))
 	files := map[string][]byte{"policy.json": base["policy.json"], "seasons.json": base["seasons.json"], "extras.json": base["extras.json"], "terms.json": base["terms.json"]}
@@ -153,7 +168,7 @@ func generate() (map[string][]byte, []byte) {
 	b.Reset()
 	classes := []string{"compact", "campervan", "motorhome"}
 	b.WriteString("[")
-	for v := 1; v <= vehicles; v++ {
+	for v := 1; v <= n; v++ {
 		if v > 1 {
 			b.WriteString(",")
 		}
@@ -172,14 +187,14 @@ func generate() (map[string][]byte, []byte) {
 	files["vehicles.json"] = []byte(b.String())
 	b.Reset()
 	b.WriteString(`{"waiver_min_days":14,"routes":[`)
-	n := 0
+	routes := 0
 	for i := 1; i <= depots; i++ {
 		for j := 1; j <= depots; j++ {
 			if i != j {
-				if n > 0 {
+				if routes > 0 {
 					b.WriteString(",")
 				}
-				n++
+				routes++
 				fmt.Fprintf(&b, `{"from_depot_id":%d,"to_depot_id":%d,"fee_cents":%d}`, i, j, 10000+500*(i+j))
 			}
 		}
@@ -187,7 +202,13 @@ func generate() (map[string][]byte, []byte) {
 	b.WriteString("]}")
 	files["routes.json"] = []byte(b.String())
 	files["bookings.json"] = []byte("[]")
-	b.Reset()
+	return files, rng
+}
+
+// generateFeed returns 100,000 bookings of 1-2 units and 1-21 days over three years,
+// over the 2,000 vehicles and 6 depots of generate(2000), drawn from its rng.
+func generateFeed(rng *rand.Rand) []byte {
+	var b strings.Builder
 	b.WriteString("[")
 	start := rental.DateOf(2026, 1, 1)
 	for i := 0; i < bookings; i++ {
@@ -199,5 +220,5 @@ func generate() (map[string][]byte, []byte) {
 			i+1, 1+rng.Intn(vehicles), 1+rng.Intn(depots), from, from.AddDays(rng.Intn(21)), 1+rng.Intn(2))
 	}
 	b.WriteString("]")
-	return files, []byte(b.String())
+	return []byte(b.String())
 }
