@@ -125,7 +125,11 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		body := resolve(op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"], schemas)
 		var wantOut any = body
 		if spec.Wrap != "" {
-			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: body}, "required": []any{spec.Wrap}}
+			props := map[string]any{spec.Wrap: body}
+			if inputHas(tool, "page") {
+				props["nextPage"] = map[string]any{"type": "string", "description": "There is more: call the tool again with the same arguments and page set to this."}
+			}
+			wantOut = map[string]any{"type": "object", "properties": props, "required": []any{spec.Wrap}}
 		}
 		if !reflect.DeepEqual(tool["outputSchema"], wantOut) {
 			t.Errorf("%s outputSchema differs from the OpenAPI 200 schema", spec.Name)
@@ -436,4 +440,12 @@ func TestMCPNeverPanics(t *testing.T) {
 			t.Fatalf("%s: invalid JSON answer %s", b, d.Body)
 		}
 	}
+}
+
+// inputHas reports whether tool's inputSchema has property name.
+func inputHas(tool map[string]any, name string) bool {
+	in, _ := tool["inputSchema"].(map[string]any)
+	props, _ := in["properties"].(map[string]any)
+	_, ok := props[name]
+	return ok
 }

@@ -85,6 +85,9 @@ var (
 	// The driver's age (searches and quotes) and what a search adds to each vehicle.
 	pDriverAge = Param{Name: "driver_age"}
 	pInclude   = Param{Name: "include"}
+	// The page of a list (paging.go).
+	pLimit = Param{Name: "limit"}
+	pPage  = Param{Name: "page"}
 )
 
 var ops = [...]Op{
@@ -94,22 +97,22 @@ var ops = [...]Op{
 		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
 			Lead: "Step 1: list every depot (id, name, pick-up and drop-off times, opening hours and closed public holidays). A depot's id is pick_up_depot_id / drop_off_depot_id of search_vehicles and get_quote. Takes no arguments."}},
 	{Path: "/vehicles/availability", Bookings: true, Cache: cacheSearch, handle: (*Server).getAvailability,
-		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}, pDriverAge, pInclude},
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}, pDriverAge, pInclude, pLimit, pPage},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
-			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available."}},
+			Lead: "Step 2: search the vehicles available from a pick-up depot on pick_up_date to a drop-off depot on drop_off_date (depot ids from list_depots), with the exact rental fee for the period. A result's vehicleId is the vehicleId of list_accessories and list_insurance_plans and the vehicle_id of get_quote; an empty list means nothing is available. A long list comes in pages: when the result has nextPage, call again with the same arguments and page set to it."}},
 	{Path: "/vehicles/availability/calendar", Bookings: true, Cache: cacheSearch, handle: (*Server).getCalendar,
 		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
-			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal, pDriverAge, pInclude},
+			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal, pDriverAge, pInclude, {Name: "detail"}, pLimit, pPage},
 		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
-			Lead: "Step 2 when the dates are flexible: one call answers every start date from earliest_pick_up_date to latest_pick_up_date (at most 63 dates) for one hire length in days (or up to 4, \"7,10,14\"), with the vehicles free for each, cheapest first, and their totalAmount (vehicle only, equal to get_quote without extras). Filters as search_vehicles, plus vehicle_id for one vehicle. A day without vehicles says why in reason. Then get_quote for the chosen vehicle and dates."}},
+			Lead: "Step 2 when the dates are flexible: one call answers every start date from earliest_pick_up_date to latest_pick_up_date (at most 63 dates) for one hire length in days (or up to 4, \"7,10,14\"), with how many vehicles are free (free) and the 3 cheapest with their totalAmount (vehicle only, equal to get_quote without extras); detail \"full\" lists every vehicle free. Filters as search_vehicles, plus vehicle_id for one vehicle. A day without vehicles says why in reason. When the result has nextPage, call again with the same arguments and page set to it for the next dates. Then get_quote for the chosen vehicle and dates."}},
 	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
-		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Params: []Param{pPickUpDay, pDropOffDay, pLimit, pPage}, ParamNote: "(the dates both optional, together)",
 		Tool: mcp.Tool{Name: "list_accessories", Title: "List a vehicle's accessories", Wrap: "accessories", PathHint: "a vehicleId from search_vehicles",
-			Lead: "Step 3 (optional): list the accessories offered with a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost, its price for the period. Give the chosen ids to get_quote's accessory_ids, an id once per unit."}},
+			Lead: "Step 3 (optional): list the accessories offered with a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost, its price for the period. Give the chosen ids to get_quote's accessory_ids, an id once per unit. When the result has nextPage, call again with page set to it."}},
 	{Path: "/vehicles/{vehicleId}/insurance-types", Cache: cacheDated, handle: (*Server).getInsurance,
-		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Params: []Param{pPickUpDay, pDropOffDay, pLimit, pPage}, ParamNote: "(the dates both optional, together)",
 		Tool: mcp.Tool{Name: "list_insurance_plans", Title: "List a vehicle's insurance plans", Wrap: "insurancePlans", PathHint: "a vehicleId from search_vehicles",
-			Lead: "Step 3 (optional): list the insurance (excess reduction) plans of a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost for the period. Give the chosen plan's id to get_quote's insurance_id."}},
+			Lead: "Step 3 (optional): list the insurance (excess reduction) plans of a vehicle (vehicleId from search_vehicles); with pick_up_date and drop_off_date each carries cost for the period. Give the chosen plan's id to get_quote's insurance_id. When the result has nextPage, call again with page set to it."}},
 	{Path: "/terms", Cache: cacheStatic, handle: (*Server).getTerms,
 		Tool: mcp.Tool{Name: "get_terms", Title: "Get the rental terms",
 			Lead: "Each insurance plan's excess, bond and cover; cancellation fees; payment schedule; minimum driver age per vehicle class; licence rules; inclusions."}},

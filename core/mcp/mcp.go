@@ -69,9 +69,10 @@ type Operations interface {
 	// OpenAPI returns the served OpenAPI document.
 	OpenAPI() []byte
 	// Run runs the operation of tool i over query (a query string) and the path
-	// parameter; it returns the answer's body, valid until the next Run, or the error
+	// parameter; it returns the answer's body and, when the body is a page of a longer
+	// list, the next page's token (both valid until the next Run), or the error
 	// message when the operation refused the arguments.
-	Run(i int, pathParam string, query []byte, nowMs int64) (body []byte, msg string, ok bool)
+	Run(i int, pathParam string, query []byte, nowMs int64) (body []byte, next string, msg string, ok bool)
 }
 
 // Request is what the endpoint reads of an HTTP request. Its strings and Body may
@@ -170,7 +171,7 @@ func (m *Endpoint) build() {
 		tools = append(tools, `,"inputSchema":`...)
 		tools = appendInputSchema(tools, op, schemas)
 		tools = append(tools, `,"outputSchema":`...)
-		tools = appendOutputSchema(tools, op, schemas, t.Wrap)
+		tools = appendOutputSchema(tools, op, schemas, t.Wrap, takesPage(op))
 		tools = jsonw.AppendMember(tools, `,"annotations":{"title":`, t.Title)
 		tools = append(tools, `,"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`...)
 	}
@@ -237,8 +238,8 @@ func appendInputSchema(b []byte, op, schemas jsonv.Result) []byte {
 
 // appendOutputSchema writes the schema of the operation's 200 body, self-contained;
 // an array is wrapped as the property wrap of an object (MCP's structuredContent and
-// outputSchema are objects).
-func appendOutputSchema(b []byte, op, schemas jsonv.Result, wrap string) []byte {
+// outputSchema are objects), beside nextPage when the operation pages.
+func appendOutputSchema(b []byte, op, schemas jsonv.Result, wrap string, paged bool) []byte {
 	s := field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
 	if wrap == "" {
 		return appendSchema(b, s, schemas, 0)
@@ -246,8 +247,21 @@ func appendOutputSchema(b []byte, op, schemas jsonv.Result, wrap string) []byte 
 	b = jsonw.AppendMember(b, `{"type":"object","properties":{`, wrap)
 	b = append(b, ':')
 	b = appendSchema(b, s, schemas, 0)
+	if paged {
+		b = append(b, `,"nextPage":{"type":"string","description":"There is more: call the tool again with the same arguments and page set to this."}`...)
+	}
 	b = jsonw.AppendMember(b, `},"required":[`, wrap)
 	return append(b, "]}"...)
+}
+
+// takesPage reports whether the operation has a page parameter (its lists page).
+func takesPage(op jsonv.Result) bool {
+	paged := false
+	field(op, "parameters").ForEach(func(_, p jsonv.Result) bool {
+		paged = paged || field(p, "name").String() == "page"
+		return !paged
+	})
+	return paged
 }
 
 // appendSchema copies schema v, replacing each {"$ref": "#/components/schemas/X"}
@@ -515,14 +529,15 @@ func (s *Endpoint) callTool(w *Response, req *Request, id string, params jsonv.R
 	}
 	pathParam, bad := s.argsQuery(t, args)
 	var body []byte
+	var next string
 	if bad == "" {
 		var msg string
 		var ok bool
-		if body, msg, ok = s.ops.Run(ti, pathParam, s.qs, nowMs); !ok {
+		if body, next, msg, ok = s.ops.Run(ti, pathParam, s.qs, nowMs); !ok {
 			bad = msg
 		}
 	}
-	s.res = s.appendToolResult(s.res[:0], t, body, bad, modern)
+	s.res = s.appendToolResult(s.res[:0], t, body, next, bad, modern)
 	s.rpcResult(w, req, id, s.res)
 }
 
@@ -580,9 +595,15 @@ func badArgument(key string, v jsonv.Result) string {
 	return bad
 }
 
-// appendToolResult appends the result of a call of tool t: the operation's body, or
-// the error bad when it is not "".
-func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, bad string, modern bool) []byte {
+// appendToolResult appends the result of a call of tool t: the operation's body (and
+// the next page's token, when there is one), or the error bad when it is not "".
+//
+// The text block is the structuredContent serialized, as every protocol revision
+// served says a tool with structured content SHOULD return it (for backwards
+// compatibility: hosts that pass only content to the model see the whole result).
+// The result's size is kept down by paging instead: a page of a list ends near
+// ~3 KB, and nextPage says how to ask for the next one.
+func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, next, bad string, modern bool) []byte {
 	if bad != "" {
 		b = jsonw.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
 		b = append(b, `}],"isError":true`...)
@@ -594,6 +615,9 @@ func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, bad string, 
 			sc = append(sc, t.Wrap...)
 			sc = append(sc, `":`...)
 			sc = append(sc, body...)
+			if next != "" {
+				sc = jsonw.AppendMember(sc, `,"nextPage":`, next)
+			}
 			sc = append(sc, '}')
 		} else {
 			sc = append(sc, body...)
