@@ -8,8 +8,9 @@
 // plans), search.go (availability), calendar.go, quotes.go (getting, signing and
 // checking a quote), terms.go (GET /terms and the rental terms in other answers),
 // openapi.go (the index and the OpenAPI document) and mcp.go (the operations as MCP
-// tools). Query parsing is in params.go, an error's suggestions in
-// suggest.go, responses and caching in respond.go, the configuration in config.go.
+// tools). Query parsing is in params.go, the paging of lists (limit, page, the Link
+// header) in paging.go, an error's suggestions in suggest.go, responses and caching in
+// respond.go, the configuration in config.go.
 package api
 
 import (
