@@ -53,7 +53,7 @@ func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathPar
 		return nil
 	}
 	w.Body = s.appendCalendar(c, w.Body, &sr, earliest, latest, lengths)
-	c.pageDone(c.written, n, text.Mix64(s.offersSeed, uint64(sr.Today)), "")
+	c.pageDone(c.written, n, s.offersSeed, "")
 	w.Status = 200
 	s.common(w, c.op.Cache)
 	w.SetHeader("etag", etag)
@@ -95,7 +95,7 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	}
 	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
-	if e = s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, text.Mix64(s.offersSeed, uint64(sr.Today)), ""); e != nil {
+	if e = s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, s.offersSeed, ""); e != nil {
 		return
 	}
 	if e = c.checkParams(); e != nil {

@@ -14,11 +14,13 @@ import (
 //
 // A page token is "<offset>.<16 hex digits>": the offset of the page's first item in
 // the list and a hash of what the list is a function of (the operation, its path
-// parameter, every query parameter but limit and page, the catalog, the inventory
-// version and New Zealand's date, as pageKey says). The list is sorted the same way
-// for the same inputs, so a token whose hash matches names a consistent page; one
-// made for another search, or before the inventory or the date changed, is a 400
-// page_expired that says to start again without page.
+// parameter, every query parameter but limit and page, the catalog and the inventory
+// version, as pageKey says). The list is sorted the same way for the same inputs, so a
+// token whose hash matches names a consistent page; one made for another search, or
+// before the inventory changed, is a 400 page_expired that says to start again without
+// page. New Zealand's date is left out: it decides whether a search is answered at all
+// (dates in the past, the notice period), not which vehicles a list holds, and a
+// calendar's entries are its dates whatever today is.
 
 const (
 	// defaultLimit keeps every list of the bundled catalog whole (12 vehicles, at
@@ -48,7 +50,7 @@ type page struct {
 }
 
 // pageParams reads limit (1 to max, default def) and page; seed is what the list is
-// a function of beyond the query (the catalog and inventory versions, today).
+// a function of beyond the query (the catalog and inventory versions).
 func (s *Server) pageParams(c *call, def, max int, seed uint64, pathParam string) *rental.Error {
 	p := &c.pg
 	p.off, p.limit, p.next, p.given, p.keyed = 0, def, 0, false, false
@@ -106,7 +108,7 @@ func pageError(v string) *rental.Error {
 
 //go:noinline
 func pageExpired() *rental.Error {
-	return rental.InvalidCode(rental.CodePageExpired, "page", "query parameter page belongs to another search, or the inventory or the date has changed since it was made; start again without page")
+	return rental.InvalidCode(rental.CodePageExpired, "page", "query parameter page belongs to another search, or the inventory has changed since it was made; start again without page")
 }
 
 // pageKey hashes what a list is a function of: seed, the operation, its path

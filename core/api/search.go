@@ -30,7 +30,7 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 	if e = c.termsParams(); e != nil {
 		return e
 	}
-	seed := text.Mix64(s.offersSeed, uint64(sr.Today))
+	seed := s.offersSeed
 	if e = s.pageParams(c, defaultLimit, maxLimit, seed, ""); e != nil {
 		return e
 	}
