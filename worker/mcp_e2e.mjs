@@ -78,7 +78,16 @@ const cents = (x) => Math.round(100 * x);
 check(quote.terms.payment.reduce((a, p) => a + cents(p.amount), 0) === cents(quote.totalAmount) && quote.terms.cancellation.at(-1).until === search.pick_up_date,
   "get_quote: terms (payments add up to the total, the last tier ends on the pick-up date)", quote.terms);
 // The all-in search: each option's total is get_quote's with that plan and no accessories.
-const allIn = await call("search_vehicles", { ...search, driver_age: 30, include: "insurance" });
+// Its result comes in pages (nextPage, the page argument): all of them are the HTTP list.
+const allIn = { vehicles: [] };
+for (let page, n = 0; n === 0 || page; n++) {
+  const r = await call("search_vehicles", { ...search, driver_age: 30, include: "insurance", ...(page ? { page } : {}) });
+  allIn.vehicles.push(...r.vehicles);
+  page = r.nextPage;
+  check(n < 20 && r.vehicles.length > 0, "search_vehicles: each page has vehicles", r);
+}
+const allInHTTP = await (await fetch(`${base}/vehicles/availability?${new URLSearchParams({ ...search, driver_age: "30", include: "insurance", limit: "100" })}`)).json();
+check(JSON.stringify(allIn.vehicles) === JSON.stringify(allInHTTP), "search_vehicles: the pages hold the HTTP list", allIn.vehicles.length);
 const opt = allIn.vehicles.find((x) => x.vehicleId === v.vehicleId)?.insuranceOptions?.find((o) => o.id === plan.id);
 const plain = await call("get_quote", { ...search, vehicle_id: v.vehicleId, insurance_id: plan.id, driver_age: "30" });
 check(opt !== undefined && cents(opt.totalAmount) === cents(plain.totalAmount) && opt.excess === plain.terms.excess, "search_vehicles include insurance: an option's total = get_quote's", opt);
@@ -94,7 +103,7 @@ check(http.totalAmount === quote.totalAmount && JSON.stringify(http.priceBreakdo
 const { calendar } = await call("search_calendar", { pick_up_depot_id: 2, drop_off_depot_id: 3, earliest_pick_up_date: search.pick_up_date,
   latest_pick_up_date: day(Date.parse(search.pick_up_date) + 2 * 86400000), days: 12, vehicle_id: v.vehicleId });
 check(calendar.length === 3 && calendar[0].pick_up_date === search.pick_up_date && calendar[0].drop_off_date === search.drop_off_date, "search_calendar: one entry per start date", calendar);
-check(calendar[0].vehicles.length === 1 && Math.round(100 * calendar[0].vehicles[0].totalAmount) === Math.round(100 * (fees.rentalFee + fees.routeFee)), "search_calendar: totalAmount = the quote's rental + route fee", calendar[0]);
+check(calendar[0].free === 1 && calendar[0].cheapest.length === 1 && Math.round(100 * calendar[0].cheapest[0].totalAmount) === Math.round(100 * (fees.rentalFee + fees.routeFee)), "search_calendar: totalAmount = the quote's rental + route fee", calendar[0]);
 // The quote checked by its id: still valid, re-quoted at the same total.
 const checked = await call("check_quote", { quoteId: quote.quoteId });
 check(checked.status === "valid" && checked.originalTotalAmount === quote.totalAmount && checked.quote?.totalAmount === quote.totalAmount && checked.quote.quoteId !== quote.quoteId, "check_quote: valid, the same total, a new id", checked);

@@ -112,6 +112,14 @@ func TestWasmAllocs(t *testing.T) {
 			body := string(d.Body)
 			target += body[len(`{"quoteId":"`):strings.Index(body, `","expiresAt"`)]
 		}
+		if strings.HasSuffix(c.name, "(next)") { // the next page of the case before: its Link's URL
+			d, _ := abi.DecodeResponse(a.do(t, &abi.Request{Method: "GET", Target: target}))
+			l := d.Header("link")
+			if !strings.HasPrefix(l, "<") || !strings.Contains(l, ">") {
+				t.Fatalf("%s: no Link header (%q)", target, l)
+			}
+			target = l[1:strings.IndexByte(l, '>')]
+		}
 		req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
 		for i := 0; i < 20; i++ { // warm up: buffers grow to their size
 			a.do(t, &req)
@@ -145,6 +153,11 @@ var allocCases = []struct {
 	{"terms", "/api/agent/terms", 200},
 	{"all-in search", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&driver_age=23&include=insurance", 200},
 	{"all-in calendar", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-05-03&latest_pick_up_date=2027-05-20&days=7,10&driver_age=21&include=insurance", 200},
+	{"paged search", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&sort=price&limit=4", 200},
+	{"paged search (next)", "/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&sort=price&limit=4", 200},
+	{"calendar full", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-05-03&latest_pick_up_date=2027-05-20&days=7,10&detail=full&limit=20", 200},
+	{"calendar (next)", "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-05-03&latest_pick_up_date=2027-05-20&days=7,10&detail=full&limit=20", 200},
+	{"accessories (next)", "/api/agent/vehicles/5/accessories?limit=2", 200},
 	{"quote (driver)", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=9&insurance_id=43&driver_age=30", 200},
 	{"quote (sign)", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", 200},
 	{"check (verify)", "/api/agent/quotes/", 200}, // + the id of the quote above: verify, re-price, sign

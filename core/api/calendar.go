@@ -10,8 +10,10 @@ import (
 )
 
 // GET /vehicles/availability/calendar: every start date from earliest_pick_up_date to
-// latest_pick_up_date, for each hire length of days, with the vehicles free for it,
-// cheapest first, in one call (and one request against the rate limit).
+// latest_pick_up_date, for each hire length of days, in one call (and one request
+// against the rate limit): by default how many vehicles are free and the cheapest
+// calendarCheapest of them; with detail=full every vehicle free, cheapest first. The
+// entries (start date x hire length) page by limit and page (paging.go).
 
 const (
 	// maxCalendarSpan bounds the work of one call: latest_pick_up_date is at most this
@@ -19,6 +21,11 @@ const (
 	// maxCalendarLengths hire lengths: 252 searches at most.
 	maxCalendarSpan    = 62
 	maxCalendarLengths = 4
+	// calendarCheapest is how many vehicles a summary entry names: with 63 entries
+	// (the default page) of ~100 bytes and three vehicles of ~60 bytes and their name,
+	// a default answer stays under ~32 KB at any fleet size (~19 KB with names of 30
+	// characters).
+	calendarCheapest = 3
 )
 
 // Reasons of an empty day that no single rule explains (no allocation per day).
@@ -33,18 +40,24 @@ func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathPar
 	if e != nil {
 		return e
 	}
+	n := int(latest-earliest+1) * len(lengths)
+	if _, _, e = c.pageRange(n); e != nil {
+		return e
+	}
 	// The ETag comes from what the answer is a function of (the catalog, the inventory
-	// version, today's date and the parsed parameters), not from the body, which can be
-	// hundreds of KB: a client that has the answer gets its 304 without the searches.
+	// version, today's date and the parsed parameters, the page's among them), not
+	// from the body: a client that has the answer gets its 304 without the searches.
 	etag := s.calendarETag(c, &sr, earliest, latest, lengths)
 	if notModified(req, etag) {
 		s.notModifiedAnswer(w, c.op.Cache, etag)
 		return nil
 	}
 	w.Body = s.appendCalendar(c, w.Body, &sr, earliest, latest, lengths)
+	c.pageDone(c.written, n, s.offersSeed, "")
 	w.Status = 200
 	s.common(w, c.op.Cache)
 	w.SetHeader("etag", etag)
+	s.setLink(c, w, "")
 	return nil
 }
 
@@ -77,13 +90,31 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	if e = c.termsParams(); e != nil {
 		return
 	}
-	if e = c.checkParams(); e != nil {
+	if c.fullDetail, e = c.q.detailParam(); e != nil {
 		return
 	}
 	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
+	if e = s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, s.offersSeed, ""); e != nil {
+		return
+	}
+	if e = c.checkParams(); e != nil {
+		return
+	}
 	e = s.checkCalendar(c, sr, vehicle, earliest, latest)
 	return
+}
+
+// detailParam reads detail: summary (the default) or full.
+func (q *query) detailParam() (bool, *rental.Error) {
+	v, ok := q.get("detail")
+	if !ok || v == "summary" {
+		return false, nil
+	}
+	if v == "full" {
+		return true, nil
+	}
+	return false, invalidGot("detail", "query parameter detail must be summary (each entry's number of vehicles free and the cheapest 3) or full (every vehicle free)", "", v)
 }
 
 // checkCalendar refuses a calendar whose route, vehicle or range of start dates no
@@ -108,30 +139,44 @@ func (s *Server) checkCalendar(c *call, sr *rental.Search, vehicle int64, earlie
 	return nil
 }
 
-// appendCalendar appends the calendar's days to b: for each start date from earliest
-// to latest and each hire length, the vehicles free for it (sr's dates move along).
+// appendCalendar appends the page's entries to b: for each start date from earliest
+// to latest and each hire length, from entry c.pg.off on, at most c.pg.limit of them
+// (and up to the page's byte budget), the vehicles free for it (sr's dates move
+// along). c.written is where the page ends.
 func (s *Server) appendCalendar(c *call, b []byte, sr *rental.Search, earliest, latest rental.Date, lengths []int) []byte {
 	filtered := c.filter != (rental.Filter{})
+	nl := len(lengths)
+	off := c.pg.off
+	end := min(int(latest-earliest+1)*nl, off+c.pg.limit)
 	b = jsonw.PutByte(b, '[')
-	n := 0
-	for d := earliest; d <= latest; d++ {
-		for _, days := range lengths {
-			sr.PickUp, sr.DropOff = d, d.AddDays(days-1)
-			e := s.calendarOffers(c, sr)
-			if n > 0 {
-				b = jsonw.PutByte(b, ',')
+	start := len(b)
+	k := off
+	for ; k < end; k++ {
+		if k > off {
+			if c.pg.bytes > 0 && len(b)-start >= c.pg.bytes {
+				break
 			}
-			n++
+			b = jsonw.PutByte(b, ',')
+		}
+		days := lengths[k%nl]
+		sr.PickUp = earliest.AddDays(k / nl)
+		sr.DropOff = sr.PickUp.AddDays(days - 1)
+		e := s.calendarOffers(c, sr)
+		if c.fullDetail {
+			sortOffers(c.offers, sortPrice)
 			b = s.appendCalendarDay(c, b, sr, days, e, filtered)
+		} else {
+			b = s.appendCalendarSummary(c, b, sr, days, e, filtered)
 		}
 	}
+	c.written = k
 	return jsonw.PutByte(b, ']')
 }
 
-// calendarOffers puts the vehicles free for search sr into c.offers, cheapest first,
-// or returns the error of a rule that rules the day out. Such an error comes from the
-// cache after the first time (building the message allocates; the rules depend only
-// on the key).
+// calendarOffers puts the vehicles free for search sr into c.offers, in vehicle id
+// order, or returns the error of a rule that rules the day out. Such an error comes
+// from the cache after the first time (building the message allocates; the rules
+// depend only on the key).
 func (s *Server) calendarOffers(c *call, sr *rental.Search) (e *rental.Error) {
 	key := dayKey{sr.PickUpDepot, sr.DropOffDepot, sr.PickUp, sr.DropOff, sr.Today}
 	if e = s.dayFail(&key); e != nil {
@@ -139,20 +184,24 @@ func (s *Server) calendarOffers(c *call, sr *rental.Search) (e *rental.Error) {
 	} else if c.offers, e = s.cat.AvailabilityFiltered(*sr, &c.filter, c.offers[:0]); e != nil {
 		s.keepDayFail(&key, e)
 	}
-	sortOffers(c.offers, sortPrice)
 	return e
 }
 
-// appendCalendarDay appends one day of the calendar: search sr's dates, its hire
-// length, the vehicles in c.offers, and why there are none when there are none (e, or
-// the filters when filtered).
-func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
+// appendCalendarHead opens an entry: its dates and hire length.
+func appendCalendarHead(b []byte, sr *rental.Search, days int) []byte {
 	b = jsonw.Put(b, `{"pick_up_date":"`)
 	b = sr.PickUp.AppendTo(b)
 	b = jsonw.Put(b, `","drop_off_date":"`)
 	b = sr.DropOff.AppendTo(b)
 	b = jsonw.Put(b, `","days":`)
-	b = jsonw.AppendInt(b, int64(days))
+	return jsonw.AppendInt(b, int64(days))
+}
+
+// appendCalendarDay appends one entry with every vehicle free (detail=full): search
+// sr's dates, its hire length, the vehicles in c.offers, and why there are none when
+// there are none (e, or the filters when filtered).
+func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
+	b = appendCalendarHead(b, sr, days)
 	b = jsonw.Put(b, `,"vehicles":[`)
 	for i := range c.offers {
 		o := &c.offers[i]
@@ -167,15 +216,73 @@ func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days in
 		b = jsonw.PutByte(b, '}')
 	}
 	b = jsonw.PutByte(b, ']')
+	return appendCalendarReason(b, e, len(c.offers), filtered)
+}
+
+// appendCalendarSummary appends one entry of the summary: search sr's dates, its hire
+// length, how many vehicles are free and the cheapest of them (cheapest), and why
+// there are none when there are none.
+func (s *Server) appendCalendarSummary(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
+	b = appendCalendarHead(b, sr, days)
+	b = jsonw.Put(b, `,"free":`)
+	b = jsonw.AppendInt(b, int64(len(c.offers)))
+	b = jsonw.Put(b, `,"cheapest":[`)
+	var top [calendarCheapest]int
+	k := cheapest(c.offers, &top)
+	for i := 0; i < k; i++ {
+		o := &c.offers[top[i]]
+		if i > 0 {
+			b = jsonw.PutByte(b, ',')
+		}
+		b = jsonw.PutBytes(b, s.vehicleJSON(o).short)
+		b = jsonw.Put(b, `,"totalAmount":`)
+		b = jsonw.AppendMoney(b, o.TotalCents)
+		if c.withOptions {
+			b = s.appendOptions(b, o)
+		}
+		b = jsonw.PutByte(b, '}')
+	}
+	b = jsonw.PutByte(b, ']')
+	return appendCalendarReason(b, e, len(c.offers), filtered)
+}
+
+// cheapest puts into top the indices in offers of the len(top) cheapest (or all of
+// them, when fewer), cheapest first; an equal total keeps the order of offers (vehicle
+// id), as sortOffers's price order does. It returns how many it put: one pass, no sort
+// of the whole list.
+func cheapest(offers []rental.Offer, top *[calendarCheapest]int) int {
+	k := 0
+	for i := range offers {
+		t := offers[i].TotalCents
+		j := k
+		if k < len(top) {
+			k++
+		} else if t >= offers[top[k-1]].TotalCents {
+			continue
+		} else {
+			j = k - 1
+		}
+		for j > 0 && offers[top[j-1]].TotalCents > t {
+			top[j] = top[j-1]
+			j--
+		}
+		top[j] = i
+	}
+	return k
+}
+
+// appendCalendarReason closes an entry of n vehicles: why there are none when there
+// are none (e, or the filters when filtered).
+func appendCalendarReason(b []byte, e *rental.Error, n int, filtered bool) []byte {
 	switch {
 	case e != nil:
 		b = jsonw.AppendMember(b, `,"reason":`, e.Message)
 		b = jsonw.Put(b, `,"code":"`)
 		b = jsonw.Put(b, e.DefaultCode())
 		b = jsonw.PutByte(b, '"')
-	case len(c.offers) == 0 && filtered:
+	case n == 0 && filtered:
 		b = jsonw.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
-	case len(c.offers) == 0:
+	case n == 0:
 		b = jsonw.Put(b, `,"reason":"`+reasonNoneFree+`"`)
 	}
 	return jsonw.PutByte(b, '}')
@@ -213,6 +320,13 @@ func (s *Server) calendarETag(c *call, sr *rental.Search, earliest, latest renta
 	if c.withOptions {
 		k = jsonw.Put(k, ":insurance")
 	}
+	if c.fullDetail {
+		k = jsonw.Put(k, ":full")
+	}
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, int64(c.pg.off))
+	k = jsonw.PutByte(k, ':')
+	k = jsonw.AppendInt(k, int64(c.pg.limit))
 	c.etagKey = k
 	h := text.FNV64a(text.FNVOffset, s.cat.Version())
 	h = text.FNV64a(h, s.invVersion)

@@ -15,8 +15,14 @@ type calendarEntry struct {
 	DropOffDate string          `json:"drop_off_date"`
 	Days        int             `json:"days"`
 	Vehicles    []vehicleResult `json:"vehicles"`
-	Reason      string          `json:"reason"`
-	Code        string          `json:"code"`
+	Free        *int            `json:"free"`
+	Cheapest    []struct {
+		VehicleID   int64       `json:"vehicleId"`
+		Name        string      `json:"name"`
+		TotalAmount json.Number `json:"totalAmount"`
+	} `json:"cheapest"`
+	Reason string `json:"reason"`
+	Code   string `json:"code"`
 }
 
 func getCalendar(t *testing.T, s *Server, query string) []calendarEntry {
@@ -39,7 +45,7 @@ const doneWhen = "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2
 // equals the quote's without extras and the availability search's.
 func TestCalendarDoneWhen(t *testing.T) {
 	s := searchServer(t)
-	es := getCalendar(t, s, doneWhen)
+	es := getCalendar(t, s, doneWhen+"&detail=full")
 	if len(es) != 17 {
 		t.Fatalf("%d entries, want 17 (one per start date)", len(es))
 	}
@@ -84,12 +90,63 @@ func TestCalendarDoneWhen(t *testing.T) {
 	}
 }
 
+// TestCalendarSummary: the default entry says how many vehicles are free and names the
+// 3 cheapest, the same as the first 3 of detail=full's list, with the same reason.
+func TestCalendarSummary(t *testing.T) {
+	s := searchServer(t)
+	for _, q := range []string{doneWhen, "pick_up_depot_id=2&drop_off_depot_id=3&earliest_pick_up_date=2026-12-01&latest_pick_up_date=2026-12-31&days=3,12", doneWhen + "&vehicle_id=7"} {
+		sum, full := getCalendar(t, s, q), getCalendar(t, s, q+"&detail=full")
+		if len(sum) != len(full) || len(sum) == 0 {
+			t.Fatalf("%s: %d summary entries, %d full", q, len(sum), len(full))
+		}
+		for i, e := range sum {
+			f := full[i]
+			if e.Vehicles != nil || e.Free == nil || *e.Free != len(f.Vehicles) || e.Reason != f.Reason || e.Code != f.Code || e.PickUpDate != f.PickUpDate || e.Days != f.Days {
+				t.Fatalf("%s entry %d: summary %+v, full has %d vehicles, reason %q", q, i, e, len(f.Vehicles), f.Reason)
+			}
+			if want := min(3, len(f.Vehicles)); len(e.Cheapest) != want {
+				t.Fatalf("%s entry %d: %d cheapest, want %d", q, i, len(e.Cheapest), want)
+			}
+			for k, c := range e.Cheapest {
+				if v := f.Vehicles[k]; c.VehicleID != v.VehicleID || c.TotalAmount != v.TotalAmount {
+					t.Errorf("%s %s: cheapest %d is %d at %s, full lists %d at %s", q, e.PickUpDate, k, c.VehicleID, c.TotalAmount, v.VehicleID, v.TotalAmount)
+				}
+			}
+		}
+	}
+}
+
+// TestCalendarPages: the pages of a calendar, followed by their Link headers, are the
+// whole calendar's entries in order, for any limit; the default page is every start
+// date of one length.
+func TestCalendarPages(t *testing.T) {
+	s := searchServer(t)
+	q := "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10"
+	whole := do(s, "GET", "/api/agent/vehicles/availability/calendar?"+q+"&limit=252")
+	var all []json.RawMessage
+	if err := json.Unmarshal(whole.Body, &all); err != nil || len(all) != 126 || whole.Header("link") != "" {
+		t.Fatalf("whole: %d entries, link %q, %v", len(all), whole.Header("link"), err)
+	}
+	for _, limit := range []string{"", "&limit=1", "&limit=5", "&limit=63", "&limit=125"} {
+		got := walkPages(t, s, "/api/agent/vehicles/availability/calendar?"+q+limit)
+		if fmt.Sprint(got) != fmt.Sprint(all) {
+			t.Errorf("limit %q: the pages hold %d entries, not the calendar's %d in order", limit, len(got), len(all))
+		}
+	}
+	first := do(s, "GET", "/api/agent/vehicles/availability/calendar?"+q)
+	var es []json.RawMessage
+	json.Unmarshal(first.Body, &es)
+	if len(es) != 63 || len(first.Body) > 32<<10 {
+		t.Errorf("default page: %d entries, %d bytes; want 63 within 32 KB", len(es), len(first.Body))
+	}
+}
+
 // TestCalendarReasons: days a rule rules out carry its message and code; days nothing
 // passes the filters say so.
 func TestCalendarReasons(t *testing.T) {
 	s := searchServer(t)
 	// Christchurch is closed on Christmas Day; today (2026-11-22) and earlier are out.
-	es := getCalendar(t, s, "pick_up_depot_id=2&drop_off_depot_id=2&earliest_pick_up_date=2026-11-21&latest_pick_up_date=2026-12-26&days=5,7")
+	es := getCalendar(t, s, "pick_up_depot_id=2&drop_off_depot_id=2&earliest_pick_up_date=2026-11-21&latest_pick_up_date=2026-12-26&days=5,7&detail=full&limit=72")
 	codes := map[string]string{}
 	for _, e := range es {
 		if (len(e.Vehicles) == 0) != (e.Reason != "") {
@@ -106,7 +163,7 @@ func TestCalendarReasons(t *testing.T) {
 		}
 	}
 	// vehicle 7 is booked out at Auckland over Christmas
-	es = getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2026-12-18&latest_pick_up_date=2026-12-22&days=9&vehicle_id=7")
+	es = getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2026-12-18&latest_pick_up_date=2026-12-22&days=9&vehicle_id=7&detail=full")
 	if len(es[0].Vehicles) != 0 || !strings.Contains(es[0].Reason, "passes the filters") {
 		t.Errorf("vehicle 7 on 2026-12-18: %+v", es[0])
 	}
@@ -115,7 +172,7 @@ func TestCalendarReasons(t *testing.T) {
 // TestCalendarBounds: the largest calendar is 63 dates x 4 lengths; beyond, a 400.
 func TestCalendarBounds(t *testing.T) {
 	s := searchServer(t)
-	es := getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=21,7,14,10")
+	es := getCalendar(t, s, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=21,7,14,10&limit=252")
 	if len(es) != 63*4 || es[0].Days != 7 || es[3].Days != 21 {
 		t.Fatalf("%d entries (first lengths %d..%d), want 252, lengths ascending", len(es), es[0].Days, es[3].Days)
 	}
@@ -134,6 +191,11 @@ func TestCalendarBounds(t *testing.T) {
 		{"&latest_pick_up_date=2027-03-02&days=7&vehicle_id=99", CodeUnknownID, "vehicle_id", "not a vehicle"},
 		{"&latest_pick_up_date=2027-03-02&days=7&sort=price", CodeUnknownParameter, "sort", "unknown"},
 		{"&latest_pick_up_date=2027-03-02&days=7&min_berths=0", CodeInvalidParameter, "min_berths", "from 1 to 20"},
+		{"&latest_pick_up_date=2027-03-02&days=7&detail=all", CodeInvalidParameter, "detail", "summary"},
+		{"&latest_pick_up_date=2027-03-02&days=7&limit=253", CodeInvalidParameter, "limit", "from 1 to 252"},
+		{"&latest_pick_up_date=2027-03-02&days=7&limit=0", CodeInvalidParameter, "limit", "from 1 to 252"},
+		{"&latest_pick_up_date=2027-03-02&days=7&page=x", CodeInvalidParameter, "page", "page token"},
+		{"&latest_pick_up_date=2027-03-02&days=7&page=1.0000000000000000", CodePageExpired, "page", "start again"},
 	} {
 		r := do(s, "GET", base+tt.query)
 		var e errBody
@@ -169,6 +231,8 @@ func TestCalendarETag(t *testing.T) {
 		strings.Replace(doneWhen, "2027-03-31", "2027-03-30", 1),
 		doneWhen + "&max_total=2000",
 		doneWhen + "&vehicle_id=5",
+		doneWhen + "&detail=full",
+		doneWhen + "&limit=5",
 	} {
 		r := do(s, "GET", "/api/agent/vehicles/availability/calendar?"+q)
 		e := r.Header("etag")
@@ -183,7 +247,7 @@ func TestCalendarETag(t *testing.T) {
 // (the depot closed on Good Friday: 8 entries of the largest) included.
 func TestCalendarAllocs(t *testing.T) {
 	s := searchServer(t)
-	for _, q := range []string{doneWhen, "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21"} {
+	for _, q := range []string{doneWhen, doneWhen + "&detail=full&limit=5", "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21&detail=full&limit=252"} {
 		req := &Request{Method: "GET", Target: "/api/agent/vehicles/availability/calendar?" + q}
 		var w Response
 		s.Handle(req, &w)

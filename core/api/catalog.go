@@ -70,6 +70,9 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 	}
 	pick, hasPick := c.q.get("pick_up_date")
 	drop, hasDrop := c.q.get("drop_off_date")
+	if e = s.pageParams(c, defaultLimit, maxLimit, s.catSeed, vehicle); e != nil {
+		return e
+	}
 	if e = c.checkParams(); e != nil {
 		return e
 	}
@@ -79,66 +82,109 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 	}
 	days := 0
 	if hasPick || hasDrop {
-		if !hasPick {
-			return rental.InvalidCode(rental.CodeMissingParameter, "pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
-		}
-		if !hasDrop {
-			return rental.InvalidCode(rental.CodeMissingParameter, "drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
-		}
-		p, e := parseDateParam("pick_up_date", pick)
-		if e != nil {
+		if days, e = s.extrasDays(pick, drop, hasPick, hasDrop, nowMs); e != nil {
 			return e
 		}
-		d, e := parseDateParam("drop_off_date", drop)
-		if e != nil {
-			return e
-		}
-		// The hire-date rules of searches and quotes (those that need no depot).
-		if e = s.cat.CheckHireDates(p, d, s.nzToday(nowMs)); e != nil {
-			return e
-		}
-		days = int(d-p) + 1
+	}
+	n := len(s.cat.InsurancePlans(v))
+	if accessories {
+		n = len(s.cat.Accessories(v))
+	}
+	off, end, e := c.pageRange(n)
+	if e != nil {
+		return e
 	}
 	b := jsonw.PutByte(c.extrasBody[:0], '[')
 	if accessories {
-		for i, a := range s.cat.Accessories(v) {
-			b = appendExtraHead(b, i, a.ID, a.Name, a.PriceCents)
-			if a.PerDay {
-				b = jsonw.Put(b, `,"priceUnit":"day"`)
-			} else {
-				b = jsonw.Put(b, `,"priceUnit":"hire"`)
-			}
-			if a.MaxChargeCents > 0 {
-				b = jsonw.Put(b, `,"maxCharge":`)
-				b = jsonw.AppendMoney(b, a.MaxChargeCents)
-			}
-			b = jsonw.Put(b, `,"maxQuantity":`)
-			b = jsonw.AppendInt(b, int64(a.MaxQuantity))
-			b = appendExtraTail(b, days, rental.AccessoryCost(&a, days, 1))
-		}
+		b, end = s.appendAccessories(c, b, s.cat.Accessories(v)[:end], off, days)
 	} else {
-		for i, p := range s.cat.InsurancePlans(v) {
-			b = appendExtraHead(b, i, p.ID, p.Name, p.PriceCents)
-			b = jsonw.Put(b, `,"priceUnit":"day"`)
-			if p.MaxDays > 0 {
-				b = jsonw.Put(b, `,"maxChargedDays":`)
-				b = jsonw.AppendInt(b, int64(p.MaxDays))
-			}
-			b = appendPlanTerms(b, &p)
-			b = appendExtraTail(b, days, rental.InsuranceCost(&p, days))
-		}
+		b, end = s.appendPlans(c, b, s.cat.InsurancePlans(v)[:end], off, days)
 	}
 	b = jsonw.PutByte(b, ']')
 	c.extrasBody = b
+	c.pageDone(end, n, s.catSeed, vehicle)
 	if days > 0 {
 		w.Status = 200
 		s.common(w, cacheSearch)
 		w.Body = jsonw.PutBytes(w.Body, b)
-		return nil
+	} else {
+		// the ETag of the body: it covers the page (the next page's URL follows from
+		// the query and the catalog, as the body does)
+		c.extrasETag = appendETag(c.extrasETag[:0], b)
+		s.static(req, w, b, text.BytesString(c.extrasETag))
 	}
-	c.extrasETag = appendETag(c.extrasETag[:0], b)
-	s.static(req, w, b, text.BytesString(c.extrasETag))
+	s.setLink(c, w, vehicle)
 	return nil
+}
+
+// extrasDays reads the optional dates of an extras list: both or neither, with the
+// hire-date rules of searches and quotes (those that need no depot); it returns the
+// hire's days.
+func (s *Server) extrasDays(pick, drop string, hasPick, hasDrop bool, nowMs int64) (int, *rental.Error) {
+	if !hasPick {
+		return 0, rental.InvalidCode(rental.CodeMissingParameter, "pick_up_date", "missing query parameter pick_up_date: give pick_up_date and drop_off_date together, or neither")
+	}
+	if !hasDrop {
+		return 0, rental.InvalidCode(rental.CodeMissingParameter, "drop_off_date", "missing query parameter drop_off_date: give pick_up_date and drop_off_date together, or neither")
+	}
+	p, e := parseDateParam("pick_up_date", pick)
+	if e != nil {
+		return 0, e
+	}
+	d, e := parseDateParam("drop_off_date", drop)
+	if e != nil {
+		return 0, e
+	}
+	if e = s.cat.CheckHireDates(p, d, s.nzToday(nowMs)); e != nil {
+		return 0, e
+	}
+	return int(d-p) + 1, nil
+}
+
+// appendAccessories appends the accessories as[off:] (their cost for a hire of days
+// days, when dated), up to the page's byte budget; it returns where the page ends.
+func (s *Server) appendAccessories(c *call, b []byte, as []rental.Accessory, off, days int) ([]byte, int) {
+	start := len(b)
+	for i := off; i < len(as); i++ {
+		a := &as[i]
+		if i > off && c.pg.bytes > 0 && len(b)-start >= c.pg.bytes {
+			return b, i
+		}
+		b = appendExtraHead(b, i-off, a.ID, a.Name, a.PriceCents)
+		if a.PerDay {
+			b = jsonw.Put(b, `,"priceUnit":"day"`)
+		} else {
+			b = jsonw.Put(b, `,"priceUnit":"hire"`)
+		}
+		if a.MaxChargeCents > 0 {
+			b = jsonw.Put(b, `,"maxCharge":`)
+			b = jsonw.AppendMoney(b, a.MaxChargeCents)
+		}
+		b = jsonw.Put(b, `,"maxQuantity":`)
+		b = jsonw.AppendInt(b, int64(a.MaxQuantity))
+		b = appendExtraTail(b, days, rental.AccessoryCost(a, days, 1))
+	}
+	return b, len(as)
+}
+
+// appendPlans is appendAccessories for insurance plans.
+func (s *Server) appendPlans(c *call, b []byte, ps []rental.InsurancePlan, off, days int) ([]byte, int) {
+	start := len(b)
+	for i := off; i < len(ps); i++ {
+		p := &ps[i]
+		if i > off && c.pg.bytes > 0 && len(b)-start >= c.pg.bytes {
+			return b, i
+		}
+		b = appendExtraHead(b, i-off, p.ID, p.Name, p.PriceCents)
+		b = jsonw.Put(b, `,"priceUnit":"day"`)
+		if p.MaxDays > 0 {
+			b = jsonw.Put(b, `,"maxChargedDays":`)
+			b = jsonw.AppendInt(b, int64(p.MaxDays))
+		}
+		b = appendPlanTerms(b, p)
+		b = appendExtraTail(b, days, rental.InsuranceCost(p, days))
+	}
+	return b, len(ps)
 }
 
 // appendExtraHead opens item i of an accessory or insurance list: id, name, price.

@@ -21,9 +21,13 @@ func (o mcpOps) OpenAPI() []byte {
 
 // Run answers a tool call as its operation's GET, in the Server's call (begin): the
 // MCP request around it uses only the call's mcpIn and mcpOut, which Run leaves alone.
-func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]byte, string, bool) {
+//
+// A list's page ends near mcpPageBytes, so that a result, which carries the body twice,
+// stays within an agent's budget; the next page's token goes back with the body.
+func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]byte, string, string, bool) {
 	s := o.s
 	c := s.begin()
+	c.pg.bytes = mcpPageBytes
 	out := &c.mcpOpOut
 	out.Reset()
 	e := c.q.parse(text.BytesString(query))
@@ -32,9 +36,9 @@ func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]by
 		e = s.run(c, toolOp[tool], &c.mcpReq, out, pathParam, nowMs)
 	}
 	if e != nil {
-		return nil, s.toolText(e.Message), false
+		return nil, "", s.toolText(e.Message), false
 	}
-	return out.Body, "", true
+	return out.Body, text.BytesString(c.nextPage), "", true
 }
 
 // mcpExchange returns what the MCP endpoint reads of req, and its answer, which

@@ -81,10 +81,11 @@ func toolsList(t *testing.T, s *Server) []any {
 
 // TestMCPToolSchemasMatchOpenAPI: each tool's inputSchema is its operation's
 // parameters and its outputSchema the 200 schema, as the served document says, each
-// thing said once (core/mcp/schema.go): no descriptions, no OpenAPI numeric formats, no
-// format or maxLength beside an argument's pattern, no size bounds in an answer's
-// schema, and another tool's answer (check_quote's quote) named, not repeated. Every
-// constraint of a parameter is kept.
+// thing said once (core/mcp/schema.go): no descriptions or defaults, no OpenAPI numeric
+// formats, no format or maxLength beside an argument's pattern, no size bounds in an
+// answer's schema nor a type its properties or items say, and another tool's answer
+// (check_quote's quote) or what an earlier tool's answer says (search_calendar's
+// insurance options) named, not repeated. Every constraint of a parameter is kept.
 func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 	s := testServer(t, testConfig(), bundledCatalog(t), nil)
 	doc := decodeJSON(t, do(s, "GET", "/api/agent/openapi.json").Body)
@@ -100,6 +101,7 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		ref, _ := s["$ref"].(string)
 		return strings.TrimPrefix(ref, "#/components/schemas/")
 	}
+	var said []string // the components earlier tools' answers write in full
 	for i, x := range listed {
 		tool := x.(map[string]any)
 		spec := tools[i]
@@ -113,7 +115,7 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 		for _, p := range params {
 			p := p.(map[string]any)
 			full := resolve(p["schema"], schemas).(map[string]any)
-			prop := leanSchema(full, false).(map[string]any)
+			prop := leanSchema(full, false, false).(map[string]any)
 			if _, ok := full["pattern"]; ok {
 				delete(prop, "format")
 				delete(prop, "maxLength")
@@ -141,10 +143,22 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 				others = append(others, r)
 			}
 		}
+		for _, c := range said {
+			if c != bodyRef(op) && !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
 		body := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
-		var wantOut any = leanSchema(resolveExcept(body, schemas, others), true)
+		var wantOut any = leanSchema(resolveExcept(body, schemas, others), true, spec.Wrap == "")
+		if !spec.Opaque {
+			said = refsIn(body, schemas, others, said)
+		}
 		if spec.Wrap != "" {
-			wantOut = map[string]any{"type": "object", "properties": map[string]any{spec.Wrap: wantOut}, "required": []any{spec.Wrap}}
+			props := map[string]any{spec.Wrap: wantOut}
+			if inputHas(tool, "page") {
+				props["nextPage"] = map[string]any{"type": "string"}
+			}
+			wantOut = map[string]any{"type": "object", "properties": props, "required": []any{spec.Wrap}}
 		}
 		if spec.Opaque {
 			wantOut = map[string]any{"type": "object"}
@@ -165,20 +179,28 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 	}
 }
 
-// leanSchema returns schema v without descriptions, examples and OpenAPI's numeric
-// formats, and for an answer (output) without its size bounds.
-func leanSchema(v any, output bool) any { return leanAt(v, output, 0) }
+// leanSchema returns schema v without descriptions, examples, defaults and OpenAPI's
+// numeric formats, and for an answer (output) without its size bounds, formats and
+// patterns, and below the answer itself (top) without a "type" that "properties" or
+// "items" says.
+func leanSchema(v any, output, top bool) any { return leanAt(v, output, top, 0) }
 
 // leanAt is leanSchema at level (the properties and items above v): an answer's
 // schema says "required" at levels 0 and 1 only.
-func leanAt(v any, output bool, level int) any {
+func leanAt(v any, output, top bool, level int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, y := range x {
 			switch k {
-			case "description", "example", "examples":
+			case "description", "example", "examples", "default":
 				continue
+			case "type":
+				_, props := x["properties"]
+				_, items := x["items"]
+				if output && !top && (y == "object" && props || y == "array" && items) {
+					continue
+				}
 			case "format":
 				if f := y.(string); output || f == "int32" || f == "int64" || f == "double" || f == "float" {
 					continue
@@ -198,25 +220,48 @@ func leanAt(v any, output bool, level int) any {
 			case "properties":
 				ps := map[string]any{}
 				for name, p := range y.(map[string]any) {
-					ps[name] = leanAt(p, output, level+1)
+					ps[name] = leanAt(p, output, false, level+1)
 				}
 				out[k] = ps
 				continue
 			case "items":
-				out[k] = leanAt(y, output, level+1)
+				out[k] = leanAt(y, output, false, level+1)
 				continue
 			}
-			out[k] = leanAt(y, output, level)
+			out[k] = leanAt(y, output, false, level)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, y := range x {
-			out[i] = leanAt(y, output, level)
+			out[i] = leanAt(y, output, false, level)
 		}
 		return out
 	}
 	return v
+}
+
+// refsIn appends to said the components schema v writes in full: those it refers to,
+// directly or through others, but not those in others nor those already in said.
+func refsIn(v any, schemas map[string]any, others, said []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if slices.Contains(others, name) || slices.Contains(said, name) {
+				return said
+			}
+			return refsIn(schemas[name], schemas, others, append(said, name))
+		}
+		for _, y := range x {
+			said = refsIn(y, schemas, others, said)
+		}
+	case []any:
+		for _, y := range x {
+			said = refsIn(y, schemas, others, said)
+		}
+	}
+	return said
 }
 
 // resolveExcept is resolve, but a reference to one of others becomes {"type":"object"}.
@@ -554,4 +599,12 @@ func TestMCPNeverPanics(t *testing.T) {
 			t.Fatalf("%s: invalid JSON answer %s", b, d.Body)
 		}
 	}
+}
+
+// inputHas reports whether tool's inputSchema has property name.
+func inputHas(tool map[string]any, name string) bool {
+	in, _ := tool["inputSchema"].(map[string]any)
+	props, _ := in["properties"].(map[string]any)
+	_, ok := props[name]
+	return ok
 }

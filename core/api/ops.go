@@ -85,6 +85,9 @@ var (
 	// The driver's age (searches and quotes) and what a search adds to each vehicle.
 	pDriverAge = Param{Name: "driver_age"}
 	pInclude   = Param{Name: "include"}
+	// The page of a list (paging.go).
+	pLimit = Param{Name: "limit"}
+	pPage  = Param{Name: "page"}
 )
 
 var ops = [...]Op{
@@ -94,22 +97,22 @@ var ops = [...]Op{
 		Tool: mcp.Tool{Name: "list_depots", Title: "List depots", Wrap: "depots",
 			Lead: "Every depot: id, name, pick-up and drop-off times, opening hours, holidays closed."}},
 	{Path: "/vehicles/availability", Bookings: true, Cache: cacheSearch, handle: (*Server).getAvailability,
-		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}, pDriverAge, pInclude},
+		Params: []Param{pPickUpDepot, pDropOffDepot, pPickUpDate, pDropOffDate, pMinBerths, pTransmission, pClass, pMaxTotal, {Name: "sort"}, pDriverAge, pInclude, pLimit, pPage},
 		Tool: mcp.Tool{Name: "search_vehicles", Title: "Search available vehicles", Wrap: "vehicles",
-			Lead: "Vehicles free for a hire (depot ids from list_depots), each with its vehicle-only totalAmount; include=insurance adds each plan's all-in total. Empty: nothing is free."}},
+			Lead: "Vehicles free for a hire (depot ids from list_depots), each with its vehicle-only totalAmount; include=insurance adds each plan's all-in total. Empty: nothing is free. More: page=nextPage."}},
 	{Path: "/vehicles/availability/calendar", Bookings: true, Cache: cacheSearch, handle: (*Server).getCalendar,
 		Params: []Param{pPickUpDepot, pDropOffDepot, {Name: "earliest_pick_up_date", Required: true}, {Name: "latest_pick_up_date", Required: true},
-			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal, pDriverAge, pInclude},
+			{Name: "days", Required: true}, {Name: "vehicle_id"}, pMinBerths, pTransmission, pClass, pMaxTotal, pDriverAge, pInclude, {Name: "detail"}, pLimit, pPage},
 		Tool: mcp.Tool{Name: "search_calendar", Title: "Search flexible dates", Wrap: "calendar",
-			Lead: "Flexible dates: for each start date in a range (63 at most) and hire length (days: \"10\" or \"7,10,14\"), the free vehicles, cheapest first; a date without any says why. Filters as search_vehicles."}},
+			Lead: "Flexible dates: for each start date in a range (63 at most) and hire length (days: \"10\" or \"7,10,14\"), how many vehicles are free and the 3 cheapest (detail=full: all); a date without any says why. Filters and include as search_vehicles. More: page=nextPage."}},
 	{Path: "/vehicles/{vehicleId}/accessories", Cache: cacheDated, handle: (*Server).getAccessories,
-		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Params: []Param{pPickUpDay, pDropOffDay, pLimit, pPage}, ParamNote: "(the dates both optional, together)",
 		Tool: mcp.Tool{Name: "list_accessories", Title: "List a vehicle's accessories", Wrap: "accessories", PathHint: "a vehicleId from search_vehicles",
-			Lead: "A vehicle's accessories, with cost for the period when both dates are given. get_quote's accessory_ids repeats an id per unit: \"1,1,2\"."}},
+			Lead: "A vehicle's accessories, with cost for the period when both dates are given. get_quote's accessory_ids repeats an id per unit: \"1,1,2\". More: page=nextPage."}},
 	{Path: "/vehicles/{vehicleId}/insurance-types", Cache: cacheDated, handle: (*Server).getInsurance,
-		Params: []Param{pPickUpDay, pDropOffDay}, ParamNote: "(both optional, together)",
+		Params: []Param{pPickUpDay, pDropOffDay, pLimit, pPage}, ParamNote: "(the dates both optional, together)",
 		Tool: mcp.Tool{Name: "list_insurance_plans", Title: "List a vehicle's insurance plans", Wrap: "insurancePlans", PathHint: "a vehicleId from search_vehicles",
-			Lead: "A vehicle's insurance plans with excess and bond, and cost for the period when both dates are given. For get_quote's insurance_id."}},
+			Lead: "A vehicle's insurance plans with excess and bond, and cost for the period when both dates are given. For get_quote's insurance_id. More: page=nextPage."}},
 	{Path: "/terms", Cache: cacheStatic, handle: (*Server).getTerms,
 		Tool: mcp.Tool{Name: "get_terms", Title: "Get the rental terms", Opaque: true,
 			Lead: "For questions after the price: each plan's excess, bond and cover; cancellation fees; payment schedule; minimum driver age per class; licence rules; inclusions (openapi.json's Terms). get_quote gives one hire's."}},

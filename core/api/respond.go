@@ -12,7 +12,7 @@ import (
 
 const (
 	ctJSON  = "application/json; charset=utf-8"
-	exposed = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version"
+	exposed = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, ETag, X-Inventory-Version, Link"
 )
 
 // common sets the headers every JSON response carries, with the Cache-Control of its

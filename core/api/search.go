@@ -30,6 +30,10 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 	if e = c.termsParams(); e != nil {
 		return e
 	}
+	seed := s.offersSeed
+	if e = s.pageParams(c, defaultLimit, maxLimit, seed, ""); e != nil {
+		return e
+	}
 	if e = c.checkParams(); e != nil {
 		return e
 	}
@@ -38,11 +42,25 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 		return s.suggestFor(c, e, &sr, 0)
 	}
 	sortOffers(c.offers, order)
+	off, end, e := c.pageRange(len(c.offers))
+	if e != nil {
+		return e
+	}
 	// The booking link is the same for every offer up to the vehicle id: built once,
 	// with the member's name, so each offer copies it in one piece.
 	c.bookingLink = s.appendHandoffSearch(c, jsonw.Put(c.bookingLink[:0], `,"bookingUrl":"`), &sr)
+	// The page is written (and hashed) from c.offers cut to it; the whole list is
+	// given back to c.offers after, so that its buffer keeps its capacity.
+	all := c.offers
+	c.offers = all[off:end]
 	w.Body = s.writeOffers(c, w.Body)
-	s.answerSearch(c, req, w, s.offersHash(c))
+	end = off + c.written
+	c.offers = all[off:end]
+	c.pageDone(end, len(all), seed, "")
+	h := c.pageTag(s.offersHash(c))
+	c.offers = all
+	s.answerSearch(c, req, w, h)
+	s.setLink(c, w, "")
 	return nil
 }
 
@@ -121,24 +139,33 @@ func (s *Server) writeOffers(c *call, b []byte) []byte {
 	}
 	b = jsonw.Room(b, 2+len(c.offers)*(s.partsMax+len(c.bookingLink)+offerNumbers+s.optionsRoom(c))+16) // +16: jsonw.ShortAt's second word
 	buf := b[:cap(b)]
-	return buf[:s.offersAt(c, buf, len(b))]
+	n, written := s.offersAt(c, buf, len(b))
+	c.written = written
+	return buf[:n]
 }
 
 // offersAt writes the Offer array of c.offers at buf[n:] with the cursor writers: it
 // allocates nothing, so TinyGo gives it no collector frame. What every offer reads
 // from s and c is taken into locals first: a store into buf may alias any field as far as
 // the compiler knows, so a field would be loaded (and bounds-checked by V8) again for
-// every offer.
-func (s *Server) offersAt(c *call, buf []byte, n int) int {
+// every offer. It stops before an offer once the array has reached the page's byte
+// budget (an MCP tool's), and returns how many offers it wrote.
+func (s *Server) offersAt(c *call, buf []byte, n int) (int, int) {
 	offers, parts := c.offers, s.vehicleParts
+	start, budget := n, c.pg.bytes
 	sharedDays, sharedRoute := c.sharedDays, c.sharedRoute
 	daysRental, routeTotal, bookingLink := c.daysRental, c.routeTotal, c.bookingLink
 	daysRentalW := c.daysRentalW
 	opts, withOptions := s.optionParts, c.withOptions
 	n = jsonw.ByteAt(buf, n, '[')
+	written := len(offers)
 	for i := range offers {
 		o := &offers[i]
 		if i > 0 {
+			if budget > 0 && n-start >= budget {
+				written = i
+				break
+			}
 			n = jsonw.ByteAt(buf, n, ',')
 		}
 		vj := partsOf(parts, o)
@@ -168,7 +195,7 @@ func (s *Server) offersAt(c *call, buf []byte, n int) int {
 			n = optionsAt(buf, n-1, opts, o) // in place of the offer's closing brace
 		}
 	}
-	return jsonw.ByteAt(buf, n, ']')
+	return jsonw.ByteAt(buf, n, ']'), written
 }
 
 // feesAt is appendFees with the cursor writers, for writeOffers.
@@ -292,6 +319,7 @@ type vehicleJSONParts struct {
 	idEnd     []byte      // the vehicle id and the end of the offer: N"}
 	idEndW    jsonw.Short // idEnd as words, for jsonw.ShortAt; empty (Len 0) when idEnd is longer than 16 bytes
 	cal       []byte      // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
+	short     []byte      // a calendar summary's entry up to totalAmount: {"vehicleId":N,"name":"..."
 }
 
 func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
@@ -308,7 +336,8 @@ func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 		m = jsonw.Put(m, `,"days":`)
 		idEnd := jsonw.Put(jsonw.AppendInt(nil, v.ID), `"}`)
 		idEndW, _ := jsonw.MakeShort(idEnd)
-		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: idEnd, idEndW: idEndW, cal: jsonw.PutBytes(id, facts)}
+		short := id[:len(id):len(id)] // cal appends to id: short keeps its own end
+		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: idEnd, idEndW: idEndW, cal: jsonw.PutBytes(id, facts), short: short}
 	}
 	return out
 }

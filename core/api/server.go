@@ -8,8 +8,9 @@
 // plans), search.go (availability), calendar.go, quotes.go (getting, signing and
 // checking a quote), terms.go (GET /terms and the rental terms in other answers),
 // openapi.go (the index and the OpenAPI document) and mcp.go (the operations as MCP
-// tools). Query parsing is in params.go, an error's suggestions in
-// suggest.go, responses and caching in respond.go, the configuration in config.go.
+// tools). Query parsing is in params.go, the paging of lists (limit, page, the Link
+// header) in paging.go, an error's suggestions in suggest.go, responses and caching in
+// respond.go, the configuration in config.go.
 package api
 
 import (
@@ -53,6 +54,7 @@ type Server struct {
 	invVersion   string                                   // X-Inventory-Version: the inventory serving
 	invTag       uint32                                   // quotetoken.InventoryTag(invVersion), what a quote id names it by (setInvVersion)
 	offersSeed   uint64                                   // the seed of an availability ETag's hash (setInvVersion)
+	catSeed      uint64                                   // a hash of the catalog's version, the seed of an extras list's page tokens
 	errQuoteID   [quotetoken.BadPayload + 1]*rental.Error // 400 of a quote id Verify refused, per Result
 	mcpText      []string                                 // error messages in a tool's words (mcp.go), built on first use
 
@@ -134,6 +136,14 @@ type call struct {
 	// This request's include=insurance and driver_age (terms.go).
 	withOptions bool
 	driverAge   int
+	fullDetail  bool // a calendar's detail=full
+
+	// This request's page of a list (paging.go): its range, the next page's token
+	// and the Link header's value.
+	pg       page
+	written  int // the items of a list the page holds (writeOffers)
+	nextPage []byte
+	link     []byte
 }
 
 // begin returns the Server's call, reset for a new request (or MCP tool run).
@@ -142,6 +152,8 @@ type call struct {
 func (s *Server) begin() *call {
 	c := &s.scratch
 	c.sugg = c.sugg[:0]
+	c.pg.bytes = 0 // an MCP tool run sets its budget (mcpOps.Run)
+	c.nextPage = c.nextPage[:0]
 	return c
 }
 
@@ -255,7 +267,8 @@ func (s *Server) setInvVersion(v string) {
 	s.invVersion = v
 	s.invTag = quotetoken.InventoryTag(v) // once a version, not an FNV-64a over it each quote
 	s.headers.inventory = abi.NewHeaders("x-inventory-version", v)
-	s.offersSeed = text.FNV64a(text.FNV64a(text.FNVOffset, s.cat.Version()), v)
+	s.catSeed = text.FNV64a(text.FNVOffset, s.cat.Version())
+	s.offersSeed = text.FNV64a(s.catSeed, v)
 }
 
 type constError string

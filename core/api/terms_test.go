@@ -224,7 +224,7 @@ func TestInsuranceOptionsEqualQuotes(t *testing.T) {
 		}
 		// The calendar of the same start date and length: the same options.
 		days := int(drop-pick) + 1
-		c := do(s, "GET", fmt.Sprintf("/api/agent/vehicles/availability/calendar?pick_up_depot_id=%d&drop_off_depot_id=%d&earliest_pick_up_date=%s&latest_pick_up_date=%s&days=%d%s&include=insurance", from, to, pick, pick, days, age))
+		c := do(s, "GET", fmt.Sprintf("/api/agent/vehicles/availability/calendar?pick_up_depot_id=%d&drop_off_depot_id=%d&earliest_pick_up_date=%s&latest_pick_up_date=%s&days=%d%s&include=insurance&detail=full", from, to, pick, pick, days, age))
 		var entries []struct {
 			Vehicles []vehicle `json:"vehicles"`
 		}

@@ -22,6 +22,7 @@ package mcp
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -72,9 +73,10 @@ type Operations interface {
 	// OpenAPI returns the served OpenAPI document.
 	OpenAPI() []byte
 	// Run runs the operation of tool i over query (a query string) and the path
-	// parameter; it returns the answer's body, valid until the next Run, or the error
+	// parameter; it returns the answer's body and, when the body is a page of a longer
+	// list, the next page's token (both valid until the next Run), or the error
 	// message when the operation refused the arguments.
-	Run(i int, pathParam string, query []byte, nowMs int64) (body []byte, msg string, ok bool)
+	Run(i int, pathParam string, query []byte, nowMs int64) (body []byte, next string, msg string, ok bool)
 }
 
 // Request is what the endpoint reads of an HTTP request. Its strings and Body may
@@ -154,6 +156,7 @@ func (m *Endpoint) build() {
 	paths := field(d, "paths")
 	tools := []byte(`{"tools":[`)
 	outputs := make([]string, len(m.tools)) // the component each tool answers with, if any
+	var said []string                       // the components the tools so far write in full
 	for i := range m.tools {
 		outputs[i] = outputComponent(field(field(paths, m.tools[i].Path), "get"))
 	}
@@ -177,16 +180,23 @@ func (m *Endpoint) build() {
 		tools = append(tools, `,"inputSchema":`...)
 		tools = appendToolInput(tools, op, schemas)
 		tools = append(tools, `,"outputSchema":`...)
-		others := make([]string, 0, len(outputs))
+		// Said elsewhere: the other tools' whole answers, and the parts of earlier tools' answers.
+		others := make([]string, 0, len(outputs)+len(said))
 		for j, o := range outputs {
 			if j != i && o != "" && o != outputs[i] {
 				others = append(others, o)
 			}
 		}
+		for _, c := range said {
+			if c != outputs[i] && !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
 		if t.Opaque {
 			tools = append(tools, `{"type":"object"}`...)
 		} else {
-			tools = appendToolOutput(tools, op, schemas, t.Wrap, others)
+			tools = appendToolOutput(tools, op, schemas, t.Wrap, others, takesPage(op))
+			said = appendSaid(said, outputSchema(op), schemas, others, 0)
 		}
 		// destructiveHint and idempotentHint mean something only without readOnlyHint
 		tools = append(tools, `,"annotations":{"readOnlyHint":true,"openWorldHint":false}}`...)
@@ -429,14 +439,15 @@ func (s *Endpoint) callTool(w *Response, req *Request, id string, params jsonv.R
 	}
 	pathParam, bad := s.argsQuery(t, args)
 	var body []byte
+	var next string
 	if bad == "" {
 		var msg string
 		var ok bool
-		if body, msg, ok = s.ops.Run(ti, pathParam, s.qs, nowMs); !ok {
+		if body, next, msg, ok = s.ops.Run(ti, pathParam, s.qs, nowMs); !ok {
 			bad = msg
 		}
 	}
-	s.res = s.appendToolResult(s.res[:0], t, body, bad, modern)
+	s.res = s.appendToolResult(s.res[:0], t, body, next, bad, modern)
 	s.rpcResult(w, req, id, s.res)
 }
 
@@ -494,9 +505,15 @@ func badArgument(key string, v jsonv.Result) string {
 	return bad
 }
 
-// appendToolResult appends the result of a call of tool t: the operation's body, or
-// the error bad when it is not "".
-func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, bad string, modern bool) []byte {
+// appendToolResult appends the result of a call of tool t: the operation's body (and
+// the next page's token, when there is one), or the error bad when it is not "".
+//
+// The text block is the structuredContent serialized, as every protocol revision
+// served says a tool with structured content SHOULD return it (for backwards
+// compatibility: hosts that pass only content to the model see the whole result).
+// The result's size is kept down by paging instead: a page of a list ends near
+// ~3 KB, and nextPage says how to ask for the next one.
+func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, next, bad string, modern bool) []byte {
 	if bad != "" {
 		b = jsonw.AppendMember(b, `{"content":[{"type":"text","text":`, bad)
 		b = append(b, `}],"isError":true`...)
@@ -508,6 +525,9 @@ func (s *Endpoint) appendToolResult(b []byte, t *Tool, body []byte, bad string, 
 			sc = append(sc, t.Wrap...)
 			sc = append(sc, `":`...)
 			sc = append(sc, body...)
+			if next != "" {
+				sc = jsonw.AppendMember(sc, `,"nextPage":`, next)
+			}
 			sc = append(sc, '}')
 		} else {
 			sc = append(sc, body...)

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"slices"
+
 	"github.com/campervan/agent-api/core/jsonv"
 	"github.com/campervan/agent-api/core/jsonw"
 )
@@ -9,13 +11,18 @@ import (
 // self-contained, and saying each thing once, since every host reads the list on every
 // connection. Kept: types, properties, items, required, enums, patterns, an argument's
 // bounds, additionalProperties. Left out:
-//   - descriptions: the tool's description says what an agent needs to call it; the
-//     OpenAPI document and the docs page carry the rest;
+//   - descriptions and defaults: the tool's description says what an agent needs to
+//     call it; the OpenAPI document and the docs page carry the rest;
 //   - OpenAPI's numeric formats (int32, int64, double, float), which JSON Schema does not
 //     define and the bounds already say;
 //   - an argument's format and maxLength beside a pattern, which says both;
 //   - in output schemas, the size bounds (maxLength, maxItems, minimum, maximum): they
-//     guard what the API reads, and promise nothing about an answer that a host checks.
+//     guard what the API reads, and promise nothing about an answer that a host checks;
+//   - in output schemas below the answer itself, "type" beside "properties" (object)
+//     or "items" (array), which say it;
+//   - a component another tool's output schema says: another tool's whole answer (a
+//     Quote, in check_quote's), or a part of an earlier tool's answer (the insurance
+//     options of search_vehicles, in search_calendar's), is {"type":"object"} there.
 
 const schemaRef = "#/components/schemas/"
 
@@ -55,25 +62,63 @@ func appendToolInput(b []byte, op, schemas jsonv.Result) []byte {
 }
 
 // appendToolOutput writes the schema of the operation's 200 body; an array is wrapped as
-// the property wrap of an object (MCP's structuredContent and outputSchema are objects).
-// A component that is another tool's whole answer (a Quote, in check_quote's) is said
-// there: here it is {"type":"object"}, and the tool's description names that tool.
-func appendToolOutput(b []byte, op, schemas jsonv.Result, wrap string, others []string) []byte {
+// the property wrap of an object (MCP's structuredContent and outputSchema are objects),
+// beside nextPage when the operation pages.
+// A component in others is said in another tool's output schema: here it is
+// {"type":"object"}, and the tool's description names that tool.
+func appendToolOutput(b []byte, op, schemas jsonv.Result, wrap string, others []string, paged bool) []byte {
 	s := outputSchema(op)
 	l := lean{output: true, others: others}
 	if wrap == "" {
+		l.top = true
 		return appendLean(b, s, schemas, l, 0)
 	}
 	b = jsonw.AppendMember(b, `{"type":"object","properties":{`, wrap)
 	b = append(b, ':')
 	b = appendLean(b, s, schemas, l, 0)
+	if paged {
+		b = append(b, `,"nextPage":{"type":"string"}`...)
+	}
 	b = jsonw.AppendMember(b, `},"required":[`, wrap)
 	return append(b, "]}"...)
+}
+
+// takesPage reports whether the operation has a page parameter (its lists page).
+func takesPage(op jsonv.Result) bool {
+	paged := false
+	field(op, "parameters").ForEach(func(_, p jsonv.Result) bool {
+		paged = paged || field(p, "name").String() == "page"
+		return !paged
+	})
+	return paged
 }
 
 // outputSchema returns the schema of the operation's 200 body.
 func outputSchema(op jsonv.Result) jsonv.Result {
 	return field(field(field(field(field(op, "responses"), "200"), "content"), "application/json"), "schema")
+}
+
+// appendSaid appends to said the components schema v writes in full: those it refers
+// to, directly or through others, but not those in others (written as
+// {"type":"object"}) nor those already in said.
+func appendSaid(said []string, v, schemas jsonv.Result, others []string, depth int) []string {
+	if depth > 32 {
+		return said
+	}
+	if ref := field(v, "$ref").String(); v.IsObject() && len(ref) > len(schemaRef) && ref[:len(schemaRef)] == schemaRef {
+		name := ref[len(schemaRef):]
+		if slices.Contains(others, name) || slices.Contains(said, name) {
+			return said
+		}
+		return appendSaid(append(said, name), field(schemas, name), schemas, others, depth+1)
+	}
+	if v.IsObject() || v.IsArray() {
+		v.ForEach(func(_, x jsonv.Result) bool {
+			said = appendSaid(said, x, schemas, others, depth+1)
+			return true
+		})
+	}
+	return said
 }
 
 // outputComponent returns the component an operation's 200 body is ("Quote" for
@@ -88,11 +133,12 @@ func outputComponent(op jsonv.Result) string {
 
 // lean says which schema appendLean writes.
 type lean struct {
-	arg    bool     // an argument's: a format or maxLength beside a pattern goes
-	output bool     // an answer's: the size bounds, formats and patterns go, and "required" below level 1
+	arg    bool // an argument's: a format or maxLength beside a pattern goes
+	output bool // an answer's: the size bounds, formats and patterns go, and "required" below level 1
+	top    bool // the answer itself, whose "type" stays (an output schema is an object schema)
 	// level counts the properties and items above the schema being written, not the
 	// $refs: an answer is level 0, its fields or list items level 1.
-	level int
+	level  int
 	others []string // components said in another tool's output schema
 }
 
@@ -113,16 +159,13 @@ func appendLean(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
 			}
 			return appendLean(b, resolve(v, schemas), schemas, l, depth+1)
 		}
-		hasPattern := field(v, "pattern").Exists()
 		b = append(b, '{')
 		n := 0
+		inner := l
+		inner.top = false
 		v.ForEach(func(k, x jsonv.Result) bool {
 			key := k.String()
-			switch {
-			case dropAlways(key, x),
-				l.output && (key == "maxLength" || key == "maxItems" || key == "minimum" || key == "maximum"),
-				l.output && (key == "required" && l.level > 1 || key == "format" || key == "pattern"),
-				l.arg && hasPattern && (key == "format" || key == "maxLength"):
+			if l.drops(v, key, x) {
 				return true
 			}
 			if n > 0 {
@@ -131,15 +174,15 @@ func appendLean(b []byte, v, schemas jsonv.Result, l lean, depth int) []byte {
 			n++
 			b = append(append(b, k.Raw...), ':')
 			if key == "properties" && x.IsObject() {
-				inner := l
-				inner.level++
-				b = appendProperties(b, x, schemas, inner, depth+1)
+				below := inner
+				below.level++
+				b = appendProperties(b, x, schemas, below, depth+1)
 			} else if key == "items" {
-				inner := l
-				inner.level++
-				b = appendLean(b, x, schemas, inner, depth+1)
+				below := inner
+				below.level++
+				b = appendLean(b, x, schemas, below, depth+1)
 			} else {
-				b = appendLean(b, x, schemas, l, depth+1)
+				b = appendLean(b, x, schemas, inner, depth+1)
 			}
 			return true
 		})
@@ -178,11 +221,34 @@ func appendProperties(b []byte, v, schemas jsonv.Result, l lean, depth int) []by
 	return append(b, '}')
 }
 
+// drops reports whether member key (value x) of schema v is left out of the schema l
+// says.
+func (l lean) drops(v jsonv.Result, key string, x jsonv.Result) bool {
+	switch {
+	case dropAlways(key, x):
+		return true
+	case l.arg:
+		return (key == "format" || key == "maxLength") && field(v, "pattern").Exists()
+	case !l.output:
+		return false
+	}
+	switch key {
+	case "maxLength", "maxItems", "minimum", "maximum", "format", "pattern":
+		return true
+	case "required":
+		return l.level > 1
+	case "type":
+		t := x.String()
+		return !l.top && (t == "object" && field(v, "properties").Exists() || t == "array" && field(v, "items").Exists())
+	}
+	return false
+}
+
 // dropAlways reports whether member key (value v) of a schema is left out of every
 // tool schema.
 func dropAlways(key string, v jsonv.Result) bool {
 	switch key {
-	case "description", "example", "examples":
+	case "description", "example", "examples", "default":
 		return true
 	case "format":
 		switch v.String() {

@@ -44,6 +44,7 @@ const (
 	CodeUnavailable       = "unavailable"        // 503: maintenance, data not loaded
 	CodeInternal          = "internal"           // 500 (a bug; logged)
 	CodeRateLimited       = "rate_limited"       // the 429 (text/plain: documented, not in a body)
+	CodePageExpired       = "page_expired"       // a page token of another search or an older inventory
 )
 
 // Error is the one error type of the API: a kind, a machine code, the parameter it

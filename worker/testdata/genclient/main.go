@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
+	"strings"
 	"time"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -77,15 +79,24 @@ func run(ctx context.Context, c *ClientWithResponses) {
 	}
 	var pick CalendarEntry
 	for _, e := range *cal.JSON200 {
-		if len(e.Vehicles) > 0 {
+		if e.Free != nil && *e.Free > 0 && e.Cheapest != nil && len(*e.Cheapest) > 0 {
 			pick = e
 			break
 		}
 	}
-	if !check2(len(pick.Vehicles) > 0, "a start date with a vehicle free") {
+	if !check2(pick.Cheapest != nil, "a start date with a vehicle free (the summary's free and cheapest)") {
 		return
 	}
-	v := pick.Vehicles[0]
+	v := (*pick.Cheapest)[0]
+	full := Full
+	cf, err := c.SearchAvailabilityCalendarWithResponse(ctx, &SearchAvailabilityCalendarParams{PickUpDepotId: 2, DropOffDepotId: 3,
+		EarliestPickUpDate: pick.PickUpDate, LatestPickUpDate: pick.PickUpDate, Days: fmt.Sprint(pick.Days), Detail: &full})
+	ok := err == nil && cf.JSON200 != nil && len(*cf.JSON200) == 1
+	if ok {
+		vs := (*cf.JSON200)[0].Vehicles
+		ok = vs != nil && len(*vs) == int(*pick.Free) && (*vs)[0].VehicleId == v.VehicleId && (*vs)[0].TotalAmount == v.TotalAmount
+	}
+	check(ok, "searchAvailabilityCalendar (detail=full): every vehicle free, the summary's cheapest first", err, answer(cf))
 
 	avail, err := c.SearchAvailableVehiclesWithResponse(ctx, &SearchAvailableVehiclesParams{
 		PickUpDepotId: 2, DropOffDepotId: 3, PickUpDate: pick.PickUpDate, DropOffDate: pick.DropOffDate})
@@ -96,6 +107,19 @@ func run(ctx context.Context, c *ClientWithResponses) {
 		}
 	}
 	check(found, "searchAvailableVehicles: the calendar's vehicle at the calendar's total", err, answer(avail))
+	if found && len(*avail.JSON200) > 1 {
+		one := int32(1)
+		p1, err := c.SearchAvailableVehiclesWithResponse(ctx, &SearchAvailableVehiclesParams{
+			PickUpDepotId: 2, DropOffDepotId: 3, PickUpDate: pick.PickUpDate, DropOffDate: pick.DropOffDate, Limit: &one})
+		next := ""
+		if err == nil && p1.JSON200 != nil {
+			next = nextPage(p1.HTTPResponse)
+		}
+		p2, err := c.SearchAvailableVehiclesWithResponse(ctx, &SearchAvailableVehiclesParams{
+			PickUpDepotId: 2, DropOffDepotId: 3, PickUpDate: pick.PickUpDate, DropOffDate: pick.DropOffDate, Limit: &one, Page: &next})
+		check(next != "" && len(*p1.JSON200) == 1 && err == nil && p2.JSON200 != nil && len(*p2.JSON200) == 1 && (*p2.JSON200)[0].VehicleId == (*avail.JSON200)[1].VehicleId,
+			"searchAvailableVehicles (limit=1): the Link header's next page holds the list's second vehicle", err, answer(p2))
+	}
 
 	acc, err := c.ListVehicleAccessoriesWithResponse(ctx, v.VehicleId, &ListVehicleAccessoriesParams{PickUpDate: &pick.PickUpDate, DropOffDate: &pick.DropOffDate})
 	check(err == nil && acc.JSON200 != nil && len(*acc.JSON200) > 0, "listVehicleAccessories", err, answer(acc))
@@ -109,7 +133,7 @@ func run(ctx context.Context, c *ClientWithResponses) {
 
 	q, err := c.GetQuoteWithResponse(ctx, &GetQuoteParams{PickUpDepotId: 2, DropOffDepotId: 3, PickUpDate: pick.PickUpDate,
 		DropOffDate: pick.DropOffDate, VehicleId: v.VehicleId, AccessoryIds: &accID, InsuranceId: &insID})
-	ok := err == nil && q.JSON200 != nil
+	ok = err == nil && q.JSON200 != nil
 	if ok {
 		p := q.JSON200.PriceBreakdown
 		ok = q.JSON200.TotalAmount == p.RentalFee+p.RouteFee+p.AccessoriesFee+p.InsuranceFee && len(q.JSON200.Accessories) == 1 && q.JSON200.Insurance != nil
@@ -126,6 +150,20 @@ func run(ctx context.Context, c *ClientWithResponses) {
 	chk, err := c.CheckQuoteWithResponse(ctx, q.JSON200.QuoteId)
 	check(err == nil && chk.JSON200 != nil && chk.JSON200.Status == QuoteCheckStatusValid && chk.JSON200.OriginalTotalAmount == q.JSON200.TotalAmount,
 		"checkQuote: valid, at the quoted total", err, answer(chk))
+}
+
+// nextPage returns the page parameter of the URL in r's Link header (rel="next"), or "".
+func nextPage(r *http.Response) string {
+	l := r.Header.Get("Link")
+	i, j := strings.IndexByte(l, '<'), strings.IndexByte(l, '>')
+	if i < 0 || j < i || !strings.HasSuffix(l, `rel="next"`) {
+		return ""
+	}
+	u, err := url.Parse(l[i+1 : j])
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("page")
 }
 
 func check2(ok bool, what string) bool {
