@@ -95,7 +95,7 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	}
 	sr.Today = s.nzToday(nowMs)
 	sr.Refs = &s.refs
-	if e = s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, s.offersSeed, ""); e != nil {
+	if e = s.calendarPage(c); e != nil {
 		return
 	}
 	if e = c.checkParams(); e != nil {
@@ -103,6 +103,22 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	}
 	e = s.checkCalendar(c, sr, vehicle, earliest, latest)
 	return
+}
+
+// calendarPage reads a calendar's limit and page; with detail=full the limit is bounded
+// by the fleet's size (fullDetailLimits).
+func (s *Server) calendarPage(c *call) *rental.Error {
+	if !c.fullDetail {
+		return s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, s.offersSeed, "")
+	}
+	n := len(s.cat.Vehicles())
+	def, max := fullDetailLimits(n)
+	e := s.pageParams(c, def, maxCalendarLimit, s.offersSeed, "")
+	if e == nil && c.pg.limit > max {
+		v, _ := c.q.get("limit")
+		return fullLimitError(max, n, v)
+	}
+	return e
 }
 
 // detailParam reads detail: summary (the default) or full.

@@ -33,6 +33,10 @@ const (
 	// every start date of one hire length, the most a calendar answers at once.
 	defaultCalendarLimit = maxCalendarSpan + 1
 	maxCalendarLimit     = (maxCalendarSpan + 1) * maxCalendarLengths
+	// fullDetailRows bounds a calendar page with detail=full by its entries times the
+	// fleet's vehicles, so that a page's work does not grow with the fleet: 12 vehicles
+	// keep every limit up to maxCalendarLimit, 2,000 get one entry a page.
+	fullDetailRows = 12 * maxCalendarLimit
 	// mcpPageBytes ends a page of an MCP tool's result once its body reaches this
 	// many bytes (a page may pass it by one item): the result carries the body twice,
 	// as structuredContent and as its JSON text, within ~8 KB.
@@ -99,6 +103,24 @@ func (c *call) pageRange(n int) (int, int, *rental.Error) {
 //go:noinline
 func limitError(max int, v string) *rental.Error {
 	return invalidGot("limit", "query parameter limit must be an integer from 1 to "+string(jsonw.AppendInt(nil, int64(max))), " (the most items of a page)", v)
+}
+
+// fullDetailLimits returns the default and the largest limit of a calendar page with
+// detail=full for a fleet of n vehicles (fullDetailRows).
+func fullDetailLimits(n int) (def, max int) {
+	max = maxCalendarLimit
+	if n > 0 {
+		max = min(maxCalendarLimit, fullDetailRows/n)
+	}
+	if max < 1 {
+		max = 1
+	}
+	return min(defaultCalendarLimit, max), max
+}
+
+//go:noinline
+func fullLimitError(max, vehicles int, v string) *rental.Error {
+	return invalidGot("limit", "query parameter limit must be an integer from 1 to "+string(jsonw.AppendInt(nil, int64(max)))+" with detail=full: a page holds at most "+string(jsonw.AppendInt(nil, fullDetailRows))+" vehicle rows, and each entry lists up to "+string(jsonw.AppendInt(nil, int64(vehicles)))+" vehicles; page through the rest, or leave detail out for each entry's cheapest", "", v)
 }
 
 //go:noinline
