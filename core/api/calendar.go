@@ -105,18 +105,19 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	return
 }
 
-// calendarPage reads a calendar's limit and page; with detail=full the limit is bounded
-// by the fleet's size (fullDetailLimits).
+// calendarPage reads a calendar's limit and page, the limit bounded by the fleet's size
+// (calendarLimits).
 func (s *Server) calendarPage(c *call) *rental.Error {
-	if !c.fullDetail {
-		return s.pageParams(c, defaultCalendarLimit, maxCalendarLimit, s.offersSeed, "")
+	rows := summaryRows
+	if c.fullDetail {
+		rows = fullDetailRows
 	}
 	n := len(s.cat.Vehicles())
-	def, max := fullDetailLimits(n)
+	def, max := calendarLimits(rows, n)
 	e := s.pageParams(c, def, maxCalendarLimit, s.offersSeed, "")
 	if e == nil && c.pg.limit > max {
 		v, _ := c.q.get("limit")
-		return fullLimitError(max, n, v)
+		return calendarLimitError(c.fullDetail, max, n, v)
 	}
 	return e
 }

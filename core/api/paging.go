@@ -33,10 +33,13 @@ const (
 	// every start date of one hire length, the most a calendar answers at once.
 	defaultCalendarLimit = maxCalendarSpan + 1
 	maxCalendarLimit     = (maxCalendarSpan + 1) * maxCalendarLengths
-	// fullDetailRows bounds a calendar page with detail=full by its entries times the
-	// fleet's vehicles, so that a page's work does not grow with the fleet: 12 vehicles
-	// keep every limit up to maxCalendarLimit, 2,000 get one entry a page.
+	// A calendar page's entries times the fleet's vehicles are bounded, so that a
+	// page's work does not grow with the fleet. With detail=full each row is written:
+	// 12 vehicles keep every limit up to maxCalendarLimit, 2,000 get one entry a page.
+	// A summary only searches each row: 2,000 vehicles keep a default page of 63
+	// entries, and 500 or fewer every limit.
 	fullDetailRows = 12 * maxCalendarLimit
+	summaryRows    = 2000 * defaultCalendarLimit
 	// mcpPageBytes ends a page of an MCP tool's result once its body reaches this
 	// many bytes (a page may pass it by one item): the result carries the body twice,
 	// as structuredContent and as its JSON text, within ~8 KB.
@@ -105,12 +108,12 @@ func limitError(max int, v string) *rental.Error {
 	return invalidGot("limit", "query parameter limit must be an integer from 1 to "+string(jsonw.AppendInt(nil, int64(max))), " (the most items of a page)", v)
 }
 
-// fullDetailLimits returns the default and the largest limit of a calendar page with
-// detail=full for a fleet of n vehicles (fullDetailRows).
-func fullDetailLimits(n int) (def, max int) {
+// calendarLimits returns the default and the largest limit of a calendar page that
+// may read rows vehicle rows (fullDetailRows or summaryRows), for a fleet of n vehicles.
+func calendarLimits(rows, n int) (def, max int) {
 	max = maxCalendarLimit
 	if n > 0 {
-		max = min(maxCalendarLimit, fullDetailRows/n)
+		max = min(maxCalendarLimit, rows/n)
 	}
 	if max < 1 {
 		max = 1
@@ -119,8 +122,12 @@ func fullDetailLimits(n int) (def, max int) {
 }
 
 //go:noinline
-func fullLimitError(max, vehicles int, v string) *rental.Error {
-	return invalidGot("limit", "query parameter limit must be an integer from 1 to "+string(jsonw.AppendInt(nil, int64(max)))+" with detail=full: a page holds at most "+string(jsonw.AppendInt(nil, fullDetailRows))+" vehicle rows, and each entry lists up to "+string(jsonw.AppendInt(nil, int64(vehicles)))+" vehicles; page through the rest, or leave detail out for each entry's cheapest", "", v)
+func calendarLimitError(full bool, max, vehicles int, v string) *rental.Error {
+	rows, how := summaryRows, "searches at most "
+	if full {
+		rows, how = fullDetailRows, "with detail=full holds at most "
+	}
+	return invalidGot("limit", "query parameter limit must be an integer from 1 to "+string(jsonw.AppendInt(nil, int64(max)))+" here: a calendar page "+how+string(jsonw.AppendInt(nil, int64(rows)))+" vehicle rows, and each entry has up to "+string(jsonw.AppendInt(nil, int64(vehicles)))+" vehicles; page through the rest", "", v)
 }
 
 //go:noinline

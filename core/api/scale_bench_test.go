@@ -115,7 +115,8 @@ func BenchmarkScaleCalendar(b *testing.B) {
 	benchScale(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=10")
 }
 
-// The same calendar with every vehicle of every entry (63 entries, one page).
+// The same calendar with every vehicle of every entry: the first page, one entry of
+// up to 2,000 vehicles (fullDetailRows).
 func BenchmarkScaleCalendarFull(b *testing.B) {
 	benchScale(b, "/api/agent/vehicles/availability/calendar?pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=10&detail=full")
 }
