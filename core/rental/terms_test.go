@@ -24,7 +24,7 @@ func TestLoadTermsErrors(t *testing.T) {
 			`terms.json: insurance record 2 (id 23): field "bond_cents": must be a non-negative integer (cents)`},
 		{"bond missing", `"bond_cents": 20000,`, ``,
 			`terms.json: insurance record 2 (id 23): field "bond_cents": is missing`},
-		{"covers empty", `"covers": "As standard cover, with the excess reduced to NZ$750 per incident.",`, `"covers": " ",`,
+		{"covers empty", `"covers": "As standard cover, excess NZ$750 per incident.",`, `"covers": " ",`,
 			`terms.json: insurance record 1 (id 22): field "covers": must be a non-empty string`},
 		{"tiers out of order", `"min_days_before": 30,`, `"min_days_before": 60,`,
 			`terms.json: cancellation record 1: field "min_days_before": must be less than the tier before's (60)`},
