@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/campervan/agent-api/core/rental"
+	"github.com/campervan/agent-api/core/rental/rentaltest"
 	"github.com/campervan/agent-api/data"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -38,7 +39,7 @@ import (
 
 const (
 	vehicles = 2000 // of the inventory's catalog
-	depots   = 6
+	depots   = rentaltest.Depots
 	bookings = 100000
 )
 
@@ -147,62 +148,10 @@ func nodeVersion(node string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// generate returns the reference data of n vehicles: the bundled policy, seasons and
-// extras, 6 depots, n vehicles with 1-4 units at every depot, and no bookings; and its
-// random source (seed 42), which the feed goes on drawing from.
+// generate returns the reference data of n vehicles (rentaltest.Catalog over the
+// bundled policy, seasons, extras and terms) and its random source.
 func generate(n int) (map[string][]byte, *rand.Rand) {
-	base := data.Files()
-	rng := rand.New(rand.NewSource(42))
-	files := map[string][]byte{"policy.json": base["policy.json"], "seasons.json": base["seasons.json"], "extras.json": base["extras.json"], "terms.json": base["terms.json"]}
-	var b strings.Builder
-	b.WriteString("[")
-	for i := 1; i <= depots; i++ {
-		if i > 1 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"id":%d,"name":"Depot %d","active":true,"notice_days":1,"opening_hours_description":"Daily 08:00-16:00.",
-"pickup_times":[{"time":"09:00","day":"weekday"}],"drop_off_times":[{"time":"15:00","day":"weekday"}],"closed_dates":[{"date":"2026-12-25","name":"Christmas Day"}]}`, i, i)
-	}
-	b.WriteString("]")
-	files["depots.json"] = []byte(b.String())
-	b.Reset()
-	classes := []string{"compact", "campervan", "motorhome"}
-	b.WriteString("[")
-	for v := 1; v <= n; v++ {
-		if v > 1 {
-			b.WriteString(",")
-		}
-		low := 5000 + rng.Intn(15000)
-		fmt.Fprintf(&b, `{"id":%d,"name":"Synthetic %d","class":"%s","berths":%d,"transmission":"automatic","image_url":"https://images.example-campers.co.nz/synthetic/%d.jpg",
-"rates":{"low":%d,"shoulder":%d,"peak":%d},"min_hire_days":{"low":1,"shoulder":2,"peak":3},"fleet":[`, v, v, classes[v%3], 2+v%5, v, low, low*3/2, low*5/2)
-		for d := 1; d <= depots; d++ {
-			if d > 1 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, `{"depot_id":%d,"units":%d}`, d, 1+rng.Intn(4))
-		}
-		b.WriteString("]}")
-	}
-	b.WriteString("]")
-	files["vehicles.json"] = []byte(b.String())
-	b.Reset()
-	b.WriteString(`{"waiver_min_days":14,"routes":[`)
-	routes := 0
-	for i := 1; i <= depots; i++ {
-		for j := 1; j <= depots; j++ {
-			if i != j {
-				if routes > 0 {
-					b.WriteString(",")
-				}
-				routes++
-				fmt.Fprintf(&b, `{"from_depot_id":%d,"to_depot_id":%d,"fee_cents":%d}`, i, j, 10000+500*(i+j))
-			}
-		}
-	}
-	b.WriteString("]}")
-	files["routes.json"] = []byte(b.String())
-	files["bookings.json"] = []byte("[]")
-	return files, rng
+	return rentaltest.Catalog(n, data.Files())
 }
 
 // generateFeed returns 100,000 bookings of 1-2 units and 1-21 days over three years,
