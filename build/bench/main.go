@@ -22,8 +22,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/campervan/agent-api/build/internal/devrun"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -135,7 +135,7 @@ func run() error {
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
-	vars, err := wranglerVars("wrangler.toml")
+	vars, err := devrun.WranglerVars("wrangler.toml")
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ end
 	defer stopKV()
 
 	// The project's Worker.
-	appPort, floorPort := freePort(), freePort()
+	appPort, floorPort := devrun.FreePort(), devrun.FreePort()
 	// capnp embeds are relative to the config file's folder.
 	abs := func(p string) string { r, _ := filepath.Rel(*outDir, p); return r }
 	var b strings.Builder
@@ -493,7 +493,7 @@ func confCopy(conf, suffix string, singleThreaded bool) (string, int, error) {
 			return "", 0, fmt.Errorf("%s: the sockets line is not where confCopy expects it", conf)
 		}
 	}
-	port := freePort()
+	port := devrun.FreePort()
 	text = strings.Replace(text, m, fmt.Sprintf(`name = "http", address = "127.0.0.1:%d"`, port), 1)
 	vconf := strings.TrimSuffix(conf, ".capnp") + suffix + ".capnp"
 	return vconf, port, os.WriteFile(vconf, []byte(text), 0o644)
@@ -1009,15 +1009,6 @@ func clientAddr() string {
 	return "2001:%04x:%04x:%04x:1c4b:33ff:fe12:9a7b"
 }
 
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // serveArgs is workerd's command line for conf: a text config, or an encoded one
 // (binaryConfig's, ending in .bin).
 func serveArgs(conf string) []string {
@@ -1080,28 +1071,6 @@ func binaryConfig(out string, port int, sh shipped, modules []benchModule) error
 		return fmt.Errorf("build/bench/binconfig.mjs: %v\n%s", err, o)
 	}
 	return nil
-}
-
-// wranglerVars reads [vars] of a wrangler.toml (NAME = "value" lines).
-func wranglerVars(path string) ([][2]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var vars [][2]string
-	in := false
-	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[vars]"
-			continue
-		}
-		if m := line.FindStringSubmatch(l); in && m != nil {
-			vars = append(vars, [2]string{m[1], m[2]})
-		}
-	}
-	return vars, nil
 }
 
 func fileSize(p string) int64 {
@@ -1181,7 +1150,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 	faults := make([][]float64, len(cases)) // minor page faults: what the kernel's half of the start grows with
 	for i := 0; i < *colds; i++ {
 		for j, c := range cases {
-			port := freePort()
+			port := devrun.FreePort()
 			cf := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j))
 			if c.bin != nil {
 				cf = filepath.Join(dir, fmt.Sprintf("cold-%d.bin", j))
@@ -1227,7 +1196,7 @@ export default { fetch() { return new Response(m instanceof WebAssembly.Module ?
 		for j, c := range cases {
 			cf, port := filepath.Join(dir, fmt.Sprintf("cold-%d.capnp", j)), 0
 			if c.bin != nil {
-				cf, port = filepath.Join(dir, fmt.Sprintf("cold-%d-vg.bin", j)), freePort()
+				cf, port = filepath.Join(dir, fmt.Sprintf("cold-%d-vg.bin", j)), devrun.FreePort()
 				if err := binaryConfig(cf, port, sh, c.bin); err != nil {
 					return err
 				}

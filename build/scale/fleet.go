@@ -17,8 +17,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/campervan/agent-api/build/internal/devrun"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,7 +80,7 @@ func fleetTable(out, tinygo, list string, colds int, opTime time.Duration) error
 	if _, err := os.Stat(workerd); err != nil {
 		return fmt.Errorf("workerd not installed (npm install): %v", err)
 	}
-	vars, err := wranglerVars(filepath.Join(root, "wrangler.toml"))
+	vars, err := devrun.WranglerVars(filepath.Join(root, "wrangler.toml"))
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func gzSize(b []byte) int {
 
 // onWorkerd measures the cold start and the operations of the Worker in dir.
 func (f *fleet) onWorkerd(root, workerd, dir string, vars [][2]string, colds int, opTime time.Duration) error {
-	port := freePort()
+	port := devrun.FreePort()
 	conf := filepath.Join(dir, "workerd.bin")
 	spec, _ := json.Marshal(map[string]any{
 		"port": port, "kv": "", "compatibilityDate": "2026-11-01", "vars": vars,
@@ -370,37 +370,6 @@ func kb(n int) string {
 	default:
 		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
 	}
-}
-
-// wranglerVars reads [vars] of a wrangler.toml (NAME = "value" lines).
-func wranglerVars(path string) ([][2]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var vars [][2]string
-	in := false
-	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[vars]"
-			continue
-		}
-		if m := line.FindStringSubmatch(l); in && m != nil {
-			vars = append(vars, [2]string{m[1], m[2]})
-		}
-	}
-	return vars, nil
-}
-
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // workerdProc is one workerd this run started, in its own process group.
