@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -95,7 +94,7 @@ var endpoints = []endpoint{
 
 func main() {
 	flag.Parse()
-	stopOnSignal()
+	devrun.StopOnSignal("bench")
 	if *addrForm != "full" && *addrForm != "short" {
 		fmt.Fprintln(os.Stderr, "bench: -addr is full or short, not", *addrForm)
 		os.Exit(2)
@@ -520,10 +519,10 @@ func coldInstructions(vg, workerd, conf string, port int, path string) (float64,
 		"--cachegrind-out-file=/dev/null", workerd}, serveArgs(vconf)...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := startTracked(cmd); err != nil {
+	if err := devrun.StartTracked(cmd); err != nil {
 		return 0, err
 	}
-	defer untrack(cmd)
+	defer devrun.Untrack(cmd)
 	ok := false
 	for t0 := time.Now(); time.Since(t0) < 120*time.Second && !ok; time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); err == nil {
@@ -574,7 +573,7 @@ func startAt(workerd, conf string, port int, path string) (*server, error) {
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
-	if err := startTracked(cmd); err != nil {
+	if err := devrun.StartTracked(cmd); err != nil {
 		return nil, err
 	}
 	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, workerd: workerd, conf: conf, path: path, port: port}
@@ -662,41 +661,9 @@ func (s *server) restart() error {
 	return nil
 }
 
-// live holds the process groups (workerd, or valgrind running it) this run started
-// and has not stopped yet, for stopOnSignal.
-var live sync.Map // pid (the group's) -> *exec.Cmd
-
-// startTracked starts cmd (made with Setpgid) and records its process group in live.
-func startTracked(cmd *exec.Cmd) error {
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	live.Store(cmd.Process.Pid, cmd)
-	return nil
-}
-
-func untrack(cmd *exec.Cmd) { live.Delete(cmd.Process.Pid) }
-
-// stopOnSignal ends every process group still in live when the bench gets SIGINT,
-// SIGTERM or SIGHUP (^C, a timeout), then exits: the deferred stops do not run then, and
-// a workerd left under callgrind would load the machine through the next make bench.
-func stopOnSignal() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		sig := <-ch
-		live.Range(func(k, _ any) bool {
-			syscall.Kill(-k.(int), syscall.SIGKILL)
-			return true
-		})
-		fmt.Fprintln(os.Stderr, "bench:", sig, "- stopped the workerds it had started")
-		os.Exit(1)
-	}()
-}
-
 // stop ends workerd by PID: it ignores SIGINT when detached, so SIGTERM, then SIGKILL.
 func (s *server) stop() {
-	defer untrack(s.cmd)
+	defer devrun.Untrack(s.cmd)
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { s.cmd.Wait(); close(done) }()

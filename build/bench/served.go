@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/campervan/agent-api/build/internal/devrun"
 	"io"
 	"net/http"
 	"os"
@@ -129,7 +130,7 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 	}
 	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := startTracked(cmd); err != nil {
+	if err := devrun.StartTracked(cmd); err != nil {
 		return 0, nil, "", err
 	}
 	var scavenges, majors atomic.Int64 // collections so far, by V8's --trace-gc lines

@@ -22,13 +22,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -378,25 +376,6 @@ type workerdProc struct {
 	firstAnswer time.Duration
 }
 
-// live holds the process groups this run started and has not stopped yet.
-var live sync.Map // pid -> *exec.Cmd
-
-// stopOnSignal ends every workerd still running when the run gets SIGINT, SIGTERM or
-// SIGHUP, then exits.
-func stopOnSignal() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		sig := <-ch
-		live.Range(func(k, _ any) bool {
-			syscall.Kill(-k.(int), syscall.SIGKILL)
-			return true
-		})
-		fmt.Fprintln(os.Stderr, "scale:", sig, "- stopped the workerds it had started")
-		os.Exit(1)
-	}()
-}
-
 // startWorkerd starts workerd on the binary config conf and polls url every millisecond
 // until it answers 200 (at most 20 s).
 func startWorkerd(workerd, conf, url string) (*workerdProc, error) {
@@ -404,10 +383,9 @@ func startWorkerd(workerd, conf, url string) (*workerdProc, error) {
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := devrun.StartTracked(cmd); err != nil {
 		return nil, err
 	}
-	live.Store(cmd.Process.Pid, cmd)
 	s := &workerdProc{cmd: cmd}
 	client := &http.Client{Timeout: 5 * time.Second}
 	for time.Since(t0) < 20*time.Second {
@@ -432,7 +410,7 @@ func (s *workerdProc) kill() float64 {
 	}
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	s.cmd.Wait()
-	live.Delete(s.cmd.Process.Pid)
+	devrun.Untrack(s.cmd)
 	ru := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
 }

@@ -22,6 +22,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/campervan/agent-api/build/internal/devrun"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -51,7 +52,7 @@ func main() {
 	colds := flag.Int("cold", 7, "cold starts per catalog (median reported)")
 	opTime := flag.Duration("op-time", time.Second, "how long each operation is sent for, one request at a time, per catalog")
 	flag.Parse()
-	stopOnSignal()
+	devrun.StopOnSignal("scale")
 	err := run(*out, *tinygo, *runs)
 	if err == nil && *tinygo != "" && *fleets != "" {
 		err = fleetTable(*out, *tinygo, *fleets, *colds, *opTime)

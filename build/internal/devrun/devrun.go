@@ -1,12 +1,18 @@
 // Package devrun holds what the development tools under build/ share to run the
-// Worker locally: the vars of a wrangler.toml and a free port on 127.0.0.1.
+// Worker locally: the vars of a wrangler.toml, a free port on 127.0.0.1, and the
+// process groups they start, ended on a signal.
 package devrun
 
 import (
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 var varLine = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
@@ -41,4 +47,37 @@ func FreePort() int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// live holds the process groups a tool started and has not stopped yet.
+var live sync.Map // pid (the group's) -> *exec.Cmd
+
+// StartTracked starts cmd (made with Setpgid) and records its process group, which
+// StopOnSignal ends.
+func StartTracked(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	live.Store(cmd.Process.Pid, cmd)
+	return nil
+}
+
+// Untrack forgets cmd's process group, once the tool has stopped it.
+func Untrack(cmd *exec.Cmd) { live.Delete(cmd.Process.Pid) }
+
+// StopOnSignal kills every tracked process group when the tool gets SIGINT, SIGTERM or
+// SIGHUP (^C, a timeout), then exits: deferred stops do not run then, and a workerd
+// left behind would load the machine through the next run. tool names it in the message.
+func StopOnSignal(tool string) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-ch
+		live.Range(func(k, _ any) bool {
+			syscall.Kill(-k.(int), syscall.SIGKILL)
+			return true
+		})
+		fmt.Fprintln(os.Stderr, tool+":", sig, "- stopped the workerds it had started")
+		os.Exit(1)
+	}()
 }
