@@ -80,18 +80,18 @@ func ensureServer() {
 //
 //go:wasmexport handle
 func handle(n uint32, now float64) uint32 {
-	if now >= 1 && now <= 1<<53 && now == float64(int64(now)) {
-		givenNow = int64(now)
-	}
 	ensureServer()
 	if int(n) > len(inbuf) || abi.DecodeRequest(inbuf[:n], &req) != nil {
 		req = abi.Request{Method: "GET", Target: "/\x00malformed"}
+	}
+	req.Now = 0
+	if now >= 1 && now <= 1<<53 && now == float64(int64(now)) {
+		req.Now = int64(now)
 	}
 	if trapHook != nil {
 		trapHook(&req)
 	}
 	server.Handle(&req, &resp)
-	givenNow = 0 // a trap before here discards the instance (the glue makes a fresh one)
 	out := resp.EncodeInterned(&hdrTab)
 	return uint32(uintptr(unsafe.Pointer(&out[0])))
 }
@@ -228,13 +228,10 @@ func validatorFreePaths() uint32 {
 	return uint32(uintptr(unsafe.Pointer(&b[0])))
 }
 
-// nowMillis returns the clock the glue passed with the request (givenNow) during
-// handle, else reads the host's clock straight from WASI into a package-level slot
-// (time.Now would allocate its result on every call).
+// nowMillis reads the host's clock straight from WASI into a package-level slot
+// (time.Now would allocate its result on every call): the Server's clock, for what
+// runs outside a request and for a request the glue gave no clock (abi.Request.Now).
 func nowMillis() int64 {
-	if givenNow != 0 {
-		return givenNow
-	}
 	if clockTimeGet(0, 1000, unsafe.Pointer(&clockNow)) != 0 {
 		return time.Now().UnixMilli()
 	}
@@ -242,9 +239,6 @@ func nowMillis() int64 {
 }
 
 var clockNow uint64
-
-// givenNow is handle's now while it runs (0: none given).
-var givenNow int64
 
 //go:wasmimport wasi_snapshot_preview1 clock_time_get
 func clockTimeGet(id uint32, precision uint64, out unsafe.Pointer) uint32

@@ -39,6 +39,10 @@ type Request struct {
 	Target  string // path and query, as on the request line
 	Headers []Header
 	Body    []byte
+	// Now is the host's clock in unix ms when it gives one with the request (the
+	// Worker's glue does, so the module makes no call out for it); 0: none given.
+	// It is not part of the encoded request.
+	Now int64
 }
 
 // Header returns the value of the named header (lower case), or "".

@@ -3,7 +3,6 @@ package api
 import (
 	"strings"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -34,9 +33,10 @@ const (
 	reasonNoneFiltered = "no vehicle that passes the filters (vehicle_id, min_berths, transmission, class, max_total, driver_age) is free for these dates"
 )
 
-func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getCalendar(c *call) *rental.Error {
+	w := c.w
 	var sr rental.Search
-	earliest, latest, lengths, e := s.calendarQuery(c, &sr, nowMs)
+	earliest, latest, lengths, e := s.calendarQuery(c, &sr)
 	if e != nil {
 		return e
 	}
@@ -48,22 +48,22 @@ func (s *Server) getCalendar(c *call, req *abi.Request, w *abi.Response, pathPar
 	// version, today's date and the parsed parameters, the page's among them), not
 	// from the body: a client that has the answer gets its 304 without the searches.
 	etag := s.calendarETag(c, &sr, earliest, latest, lengths)
-	if notModified(req, etag) {
+	if notModified(c.req, etag) {
 		s.notModifiedAnswer(w, c.op.Cache, etag)
 		return nil
 	}
 	w.Body = s.appendCalendar(c, w.Body, &sr, earliest, latest, lengths)
-	c.pageDone(c.written, n, s.offersSeed, "")
+	c.pageDone(c.written, n, s.offersSeed)
 	w.Status = 200
 	s.common(w, c.op.Cache)
 	w.SetHeader("etag", etag)
-	s.setLink(c, w, "")
+	s.setLink(c)
 	return nil
 }
 
 // calendarQuery reads a calendar's parameters: its depots into sr (with today), its
 // range of start dates, its hire lengths (ascending) and its filters into c.filter.
-func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earliest, latest rental.Date, lengths []int, e *rental.Error) {
+func (s *Server) calendarQuery(c *call, sr *rental.Search) (earliest, latest rental.Date, lengths []int, e *rental.Error) {
 	if sr.PickUpDepot, e = s.requiredID(c, "pick_up_depot_id"); e != nil {
 		return
 	}
@@ -93,7 +93,7 @@ func (s *Server) calendarQuery(c *call, sr *rental.Search, nowMs int64) (earlies
 	if c.fullDetail, e = c.q.detailParam(); e != nil {
 		return
 	}
-	sr.Today = s.nzToday(nowMs)
+	sr.Today = s.nzToday(c.now)
 	sr.Refs = &s.refs
 	if e = s.calendarPage(c); e != nil {
 		return
@@ -114,7 +114,7 @@ func (s *Server) calendarPage(c *call) *rental.Error {
 	}
 	n := len(s.cat.Vehicles())
 	def, max := calendarLimits(rows, n)
-	e := s.pageParams(c, def, maxCalendarLimit, s.offersSeed, "")
+	e := s.pageParams(c, def, maxCalendarLimit, s.offersSeed)
 	if e == nil && c.pg.limit > max {
 		v, _ := c.q.get("limit")
 		return calendarLimitError(c.fullDetail, max, n, v)

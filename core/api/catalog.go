@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -11,11 +10,11 @@ import (
 // accessories and insurance plans (GET /vehicles/{vehicleId}/accessories and
 // /insurance-types), with their cost for a period when given its dates.
 
-func (s *Server) getDepots(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getDepots(c *call) *rental.Error {
 	if e := c.checkParams(); e != nil {
 		return e
 	}
-	s.static(req, w, s.depots.body, s.depots.etag)
+	s.static(c.req, c.w, s.depots.body, s.depots.etag)
 	return nil
 }
 
@@ -53,24 +52,25 @@ func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
 	return jsonw.PutByte(b, ']')
 }
 
-func (s *Server) getAccessories(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
-	return s.getExtras(c, req, w, pathParam, true, nowMs)
+func (s *Server) getAccessories(c *call) *rental.Error {
+	return s.getExtras(c, true)
 }
 
-func (s *Server) getInsurance(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
-	return s.getExtras(c, req, w, pathParam, false, nowMs)
+func (s *Server) getInsurance(c *call) *rental.Error {
+	return s.getExtras(c, false)
 }
 
 // getExtras answers accessories and insurance-types. Without dates the lists are
 // static (cacheable, ETag); with both dates each item also carries its cost.
-func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle string, accessories bool, nowMs int64) *rental.Error {
-	id, e := parseID(c.op.pathParam, "path parameter ", vehicle)
+func (s *Server) getExtras(c *call, accessories bool) *rental.Error {
+	w := c.w
+	id, e := parseID(c.op.pathParam, "path parameter ", c.pathParam)
 	if e != nil {
 		return e
 	}
 	pick, hasPick := c.q.get("pick_up_date")
 	drop, hasDrop := c.q.get("drop_off_date")
-	if e = s.pageParams(c, defaultLimit, maxLimit, s.catSeed, vehicle); e != nil {
+	if e = s.pageParams(c, defaultLimit, maxLimit, s.catSeed); e != nil {
 		return e
 	}
 	if e = c.checkParams(); e != nil {
@@ -82,7 +82,7 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 	}
 	days := 0
 	if hasPick || hasDrop {
-		if days, e = s.extrasDays(pick, drop, hasPick, hasDrop, nowMs); e != nil {
+		if days, e = s.extrasDays(pick, drop, hasPick, hasDrop, c.now); e != nil {
 			return e
 		}
 	}
@@ -102,7 +102,7 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 	}
 	b = jsonw.PutByte(b, ']')
 	c.extrasBody = b
-	c.pageDone(end, n, s.catSeed, vehicle)
+	c.pageDone(end, n, s.catSeed)
 	if days > 0 {
 		w.Status = 200
 		s.common(w, cacheSearch)
@@ -111,9 +111,9 @@ func (s *Server) getExtras(c *call, req *abi.Request, w *abi.Response, vehicle s
 		// the ETag of the body: it covers the page (the next page's URL follows from
 		// the query and the catalog, as the body does)
 		c.extrasETag = appendETag(c.extrasETag[:0], b)
-		s.static(req, w, b, text.BytesString(c.extrasETag))
+		s.static(c.req, w, b, text.BytesString(c.extrasETag))
 	}
-	s.setLink(c, w, vehicle)
+	s.setLink(c)
 	return nil
 }
 

@@ -19,21 +19,22 @@ func (o mcpOps) OpenAPI() []byte {
 	return o.s.openapi.body
 }
 
-// Run answers a tool call as its operation's GET, in the Server's call (begin): the
-// MCP request around it uses only the call's mcpIn and mcpOut, which Run leaves alone.
+// Run answers a tool call as its operation's GET, in a call of its own (Server.tool),
+// apart from the MCP request's around it.
 //
 // A list's page ends near mcpPageBytes, so that a result, which carries the body twice,
 // stays within an agent's budget; the next page's token goes back with the body.
 func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]byte, string, string, bool) {
 	s := o.s
-	c := s.begin()
+	t := &s.tool
+	t.req = abi.Request{Method: "GET", Now: nowMs}
+	t.out.Reset()
+	c := begin(&t.c, &t.req, &t.out, nowMs)
 	c.pg.bytes = mcpPageBytes
-	out := &c.mcpOpOut
-	out.Reset()
+	out := &t.out
 	e := c.q.parse(text.BytesString(query))
 	if e == nil {
-		c.mcpReq = abi.Request{Method: "GET"}
-		e = s.run(c, toolOp[tool], &c.mcpReq, out, pathParam, nowMs)
+		e = s.run(c, toolOp[tool], pathParam)
 	}
 	if e != nil {
 		return nil, "", s.toolText(e.Message), false
@@ -41,9 +42,10 @@ func (o mcpOps) Run(tool int, pathParam string, query []byte, nowMs int64) ([]by
 	return out.Body, text.BytesString(c.nextPage), "", true
 }
 
-// mcpExchange returns what the MCP endpoint reads of req, and its answer, which
-// appends to w's body; mcpSend then copies the answer into w.
-func (c *call) mcpExchange(req *abi.Request, w *abi.Response) (*mcp.Request, *mcp.Response) {
+// mcpExchange returns what the MCP endpoint reads of c's request, and its answer,
+// which appends to c.w's body; mcpSend then copies the answer into c.w.
+func (c *call) mcpExchange() (*mcp.Request, *mcp.Response) {
+	req, w := c.req, c.w
 	c.mcpIn = mcp.Request{Method: req.Method, Body: req.Body, Origin: req.Header("origin"),
 		ContentType: req.Header("content-type"), Accept: req.Header("accept"),
 		ProtocolVersion: req.Header("mcp-protocol-version"),
@@ -52,9 +54,9 @@ func (c *call) mcpExchange(req *abi.Request, w *abi.Response) (*mcp.Request, *mc
 	return &c.mcpIn, &c.mcpOut
 }
 
-// mcpSend copies the MCP endpoint's answer into w.
-func (c *call) mcpSend(w *abi.Response) {
-	a := &c.mcpOut
+// mcpSend copies the MCP endpoint's answer into c.w.
+func (c *call) mcpSend() {
+	a, w := &c.mcpOut, c.w
 	w.Status, w.Body = a.Status, a.Body
 	for _, h := range a.Headers() {
 		w.SetHeader(h[0], h[1])

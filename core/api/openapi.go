@@ -8,7 +8,6 @@ import (
 
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -17,12 +16,12 @@ import (
 // The API's description of itself: the index (GET {base}/) and the OpenAPI document
 // (GET {base}/openapi.json), each rendered on first use with the inventory serving.
 
-func (s *Server) getIndex(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getIndex(c *call) *rental.Error {
 	if e := c.checkParams(); e != nil {
 		return e
 	}
 	idx := s.index()
-	s.static(req, w, idx.body, idx.etag)
+	s.static(c.req, c.w, idx.body, idx.etag)
 	return nil
 }
 
@@ -59,12 +58,12 @@ func appendIndex(b []byte, base string) []byte {
 	return append(b, "]}"...)
 }
 
-func (s *Server) getOpenAPI(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getOpenAPI(c *call) *rental.Error {
 	if e := c.checkParams(); e != nil {
 		return e
 	}
 	s.docs()
-	s.static(req, w, s.openapi.body, s.openapi.etag)
+	s.static(c.req, c.w, s.openapi.body, s.openapi.etag)
 	return nil
 }
 

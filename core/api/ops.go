@@ -3,7 +3,6 @@ package api
 import (
 	"strings"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -59,9 +58,8 @@ type Op struct {
 	// Tool.PathParam are filled from Path.
 	Tool mcp.Tool
 	// handle answers the operation of request c (its query parsed into c.q): nil after
-	// writing a 2xx/304 into w, or the error to answer with. pathParam is the path
-	// parameter's segment.
-	handle func(s *Server, c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error
+	// writing a 2xx/304 into c.w, or the error to answer with.
+	handle func(s *Server, c *call) *rental.Error
 
 	// Derived from the above by init.
 	prefix, suffix string // Path around its path parameter
@@ -196,10 +194,11 @@ func match(rest string) (op int, pathParam string) {
 	return -1, ""
 }
 
-// run answers operation i of request c, its query already in c.q.
-func (s *Server) run(c *call, i int, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
-	c.op = &ops[i]
-	return c.op.handle(s, c, req, w, pathParam, nowMs)
+// run answers operation i of request c with its path parameter, its query already
+// in c.q.
+func (s *Server) run(c *call, i int, pathParam string) *rental.Error {
+	c.op, c.pathParam = &ops[i], pathParam
+	return c.op.handle(s, c)
 }
 
 // checkParams refuses a query parameter the operation did not read (call it once the

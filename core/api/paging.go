@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -58,7 +57,7 @@ type page struct {
 
 // pageParams reads limit (1 to max, default def) and page; seed is what the list is
 // a function of beyond the query (the catalog and inventory versions).
-func (s *Server) pageParams(c *call, def, max int, seed uint64, pathParam string) *rental.Error {
+func (s *Server) pageParams(c *call, def, max int, seed uint64) *rental.Error {
 	p := &c.pg
 	p.off, p.limit, p.next, p.given, p.keyed = 0, def, 0, false, false
 	if v, ok := c.q.get("limit"); ok {
@@ -86,7 +85,7 @@ func (s *Server) pageParams(c *call, def, max int, seed uint64, pathParam string
 		}
 		h = h<<4 | uint64(d)
 	}
-	if h != c.pageKey(seed, pathParam) {
+	if h != c.pageKey(seed) {
 		return pageExpired()
 	}
 	p.off = int(off)
@@ -143,7 +142,7 @@ func pageExpired() *rental.Error {
 // pageKey hashes what a list is a function of: seed, the operation, its path
 // parameter and every query parameter but limit and page, in any order (a sum of
 // each pair's hash). Empty values count as absent, as get reads them.
-func (c *call) pageKey(seed uint64, pathParam string) uint64 {
+func (c *call) pageKey(seed uint64) uint64 {
 	p := &c.pg
 	if p.keyed {
 		return p.key
@@ -156,14 +155,14 @@ func (c *call) pageKey(seed uint64, pathParam string) uint64 {
 		}
 		sum += text.Mix64(text.Hash64(text.Hash64(0x6a09e667f3bcc908, q.key), q.val), 1)
 	}
-	h := text.Hash64(text.Hash64(seed, c.op.Path), pathParam)
+	h := text.Hash64(text.Hash64(seed, c.op.Path), c.pathParam)
 	p.key, p.keyed = text.Hash64(text.Mix64(h, sum), ""), true
 	return p.key
 }
 
 // pageDone records that the page written ends before item end of a list of n items,
 // and when a next page follows, makes its token (c.nextPage: an MCP result carries it).
-func (c *call) pageDone(end, n int, seed uint64, pathParam string) {
+func (c *call) pageDone(end, n int, seed uint64) {
 	p := &c.pg
 	p.next = 0
 	c.nextPage = c.nextPage[:0]
@@ -172,13 +171,13 @@ func (c *call) pageDone(end, n int, seed uint64, pathParam string) {
 	}
 	p.next = end
 	tok := jsonw.PutByte(jsonw.AppendInt(c.nextPage, int64(end)), '.')
-	c.nextPage = text.AppendHex64(tok, c.pageKey(seed, pathParam))
+	c.nextPage = text.AppendHex64(tok, c.pageKey(seed))
 }
 
 // setLink sets the Link header of the next page's URL on a 200 that has one.
-func (s *Server) setLink(c *call, w *abi.Response, pathParam string) {
-	if c.pg.next > 0 && w.Status == 200 {
-		w.SetHeader("link", text.BytesString(s.appendNextLink(c, pathParam)))
+func (s *Server) setLink(c *call) {
+	if w := c.w; c.pg.next > 0 && w.Status == 200 {
+		w.SetHeader("link", text.BytesString(s.appendNextLink(c)))
 	}
 }
 
@@ -198,14 +197,14 @@ func (p *page) paged() bool { return p.off > 0 || p.next > 0 }
 
 // appendNextLink writes the Link header's value into c.link: the next page's URL (the
 // path below the base path with the request's query, page replaced), rel="next".
-func (s *Server) appendNextLink(c *call, pathParam string) []byte {
+func (s *Server) appendNextLink(c *call) []byte {
 	o := c.op
 	b := jsonw.PutByte(c.link[:0], '<')
 	b = jsonw.Put(b, s.cfg.BasePath)
 	if o.pathParam == "" {
 		b = jsonw.Put(b, o.Path)
 	} else {
-		b = jsonw.Put(jsonw.Put(jsonw.Put(b, o.prefix), pathParam), o.suffix)
+		b = jsonw.Put(jsonw.Put(jsonw.Put(b, o.prefix), c.pathParam), o.suffix)
 	}
 	b = jsonw.PutByte(b, '?')
 	for i := 0; i < c.q.n; i++ {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
@@ -18,13 +17,13 @@ const quoteNote = "All amounts are in New Zealand dollars (NZD), converted exact
 // errNoKeys is the 503 of the quote operations without QUOTE_SIGNING_KEYS.
 var errNoKeys = &rental.Error{Kind: rental.KindUnavailable, Message: "quotes are unavailable: this deployment has no quote signing key (the Worker secret QUOTE_SIGNING_KEYS is not set); the other operations work"}
 
-func (s *Server) getQuote(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getQuote(c *call) *rental.Error {
 	if s.cfg.QuoteKeys == nil {
 		return errNoKeys
 	}
 	var qr rental.QuoteRequest
 	var e *rental.Error
-	if e = s.search(c, nowMs, &qr.Search); e != nil {
+	if e = s.search(c, &qr.Search); e != nil {
 		return e
 	}
 	if qr.VehicleID, e = s.requiredID(c, "vehicle_id"); e != nil {
@@ -48,9 +47,10 @@ func (s *Server) getQuote(c *call, req *abi.Request, w *abi.Response, pathParam 
 	if e = s.cat.Quote(&qr, &c.quote); e != nil {
 		return s.suggestFor(c, e, &qr.Search, qr.VehicleID)
 	}
+	w := c.w
 	w.Status = 200
 	s.common(w, c.op.Cache)
-	w.Body = s.appendQuote(c, w.Body[:0], &qr.Search, &c.quote, nowMs)
+	w.Body = s.appendQuote(c, w.Body[:0], &qr.Search, &c.quote)
 	return nil
 }
 
@@ -62,10 +62,10 @@ const quoteFixed = 512
 
 // appendQuote writes quote q of search sr with a new signed quoteId, issued now: the
 // id first, then room for the rest, which quoteAt writes with the cursor writers.
-func (s *Server) appendQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
+func (s *Server) appendQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote) []byte {
 	b = jsonw.Put(b, `{"quoteId":"`)
 	idStart := len(b)
-	b = s.signQuote(c, b, sr, q, nowMs)
+	b = s.signQuote(c, b, sr, q)
 	idEnd := len(b)
 	b = jsonw.Room(b, s.quoteRoom(idEnd-idStart, q))
 	buf := b[:cap(b)]
@@ -197,9 +197,10 @@ func itemHead(heads [][]byte, i int) []byte {
 	return nil
 }
 
-// signQuote appends the signed id of quote q of search sr, issued at nowMs, and
+// signQuote appends the signed id of quote q of search sr, issued at the request's
+// clock, and
 // leaves its fields in c.tok.
-func (s *Server) signQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote, nowMs int64) []byte {
+func (s *Server) signQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote) []byte {
 	t := &c.tok
 	t.PickUpDepot, t.DropOffDepot = sr.PickUpDepot, sr.DropOffDepot
 	t.PickUp, t.DropOff = int64(sr.PickUp), int64(sr.DropOff)
@@ -217,7 +218,7 @@ func (s *Server) signQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote
 	}
 	t.TotalCents = q.TotalCents
 	t.Inventory = s.invTag // the inventory version it is priced under
-	t.IssuedAt = text.FloorDiv(nowMs, 1000)
+	t.IssuedAt = text.FloorDiv(c.now, 1000)
 	t.ExpiresAt = t.IssuedAt + s.cfg.QuoteTTLSeconds
 	s.random(t.Nonce[:])
 	return s.cfg.QuoteKeys.Sign(b, t)
@@ -288,7 +289,7 @@ const (
 
 // getQuoteCheck answers GET /quotes/{quoteId}: verify the id, re-price its inputs on
 // the current catalog and inventory, and say whether the quote still holds.
-func (s *Server) getQuoteCheck(c *call, req *abi.Request, w *abi.Response, id string, nowMs int64) *rental.Error {
+func (s *Server) getQuoteCheck(c *call) *rental.Error {
 	if s.cfg.QuoteKeys == nil {
 		return errNoKeys
 	}
@@ -296,13 +297,13 @@ func (s *Server) getQuoteCheck(c *call, req *abi.Request, w *abi.Response, id st
 		return e
 	}
 	t := &c.checked
-	if r := s.cfg.QuoteKeys.Verify(id, t); r != quotetoken.OK {
+	if r := s.cfg.QuoteKeys.Verify(c.pathParam, t); r != quotetoken.OK {
 		return s.quoteIDError(r)
 	}
 	var qr rental.QuoteRequest
 	qr.Search = rental.Search{PickUpDepot: t.PickUpDepot, DropOffDepot: t.DropOffDepot,
 		PickUp: rental.Date(t.PickUp), DropOff: rental.Date(t.DropOff),
-		Today: s.nzToday(nowMs), Refs: &s.refs}
+		Today: s.nzToday(c.now), Refs: &s.refs}
 	qr.VehicleID, qr.InsuranceID = t.VehicleID, t.InsuranceID
 	c.picks = c.picks[:0]
 	for i := 0; i < t.NLines; i++ {
@@ -313,7 +314,8 @@ func (s *Server) getQuoteCheck(c *call, req *abi.Request, w *abi.Response, id st
 	if e != nil && e.Kind == rental.KindInternal {
 		return e
 	}
-	expired := text.FloorDiv(nowMs, 1000) >= t.ExpiresAt
+	expired := text.FloorDiv(c.now, 1000) >= t.ExpiresAt
+	w := c.w
 	w.Status = 200
 	s.common(w, c.op.Cache)
 	b := w.Body[:0]
@@ -345,7 +347,7 @@ func (s *Server) getQuoteCheck(c *call, req *abi.Request, w *abi.Response, id st
 		w.Body = jsonw.PutByte(b, '}')
 		return nil
 	}
-	b = s.appendQuote(c, b, &qr.Search, &c.quote, nowMs)
+	b = s.appendQuote(c, b, &qr.Search, &c.quote)
 	w.Body = jsonw.PutByte(b, '}')
 	return nil
 }

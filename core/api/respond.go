@@ -64,7 +64,8 @@ var errInternal = &rental.Error{Kind: rental.KindInternal, Message: "internal er
 
 // fail writes e as the Error body with the status of its kind, and the suggestions c
 // gathered. An internal error is logged, and the body says only that there was one.
-func (s *Server) fail(c *call, w *abi.Response, req *abi.Request, e *rental.Error) {
+func (s *Server) fail(c *call, e *rental.Error) {
+	w := c.w
 	if e.Kind == rental.KindInternal && e != errInternal {
 		if s.logf != nil {
 			s.logf(string(jsonw.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
@@ -73,7 +74,7 @@ func (s *Server) fail(c *call, w *abi.Response, req *abi.Request, e *rental.Erro
 	}
 	w.Status = ErrorStatus(e.Kind)
 	s.common(w, cacheNone)
-	if req.Method == "HEAD" {
+	if c.req.Method == "HEAD" {
 		return
 	}
 	b := jsonw.Put(w.Body, `{"error":`)

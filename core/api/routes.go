@@ -78,11 +78,16 @@ func (s *Server) ValidatorFreePaths() []string {
 
 var validatorFreeSuffixes = []string{"/quotes"}
 
-// Handle answers req into w (which it resets first). It never panics on any input.
+// Handle answers req into w (which it resets first), at req.Now when the host gave
+// a clock with it and else at the Server's. It never panics on any input.
 func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 	w.Reset()
 	w.SetHeaders(&s.headers.inventory)
-	c := s.begin()
+	now := req.Now
+	if now == 0 {
+		now = s.now()
+	}
+	c := begin(&s.scratch, req, w, now)
 	target := req.Target
 	path, rawQuery := target, ""
 	if i := text.IndexByte(target, '?'); i >= 0 {
@@ -91,7 +96,7 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 	rest, ok := s.belowBase(path)
 	if !ok {
 		w.SetHeader(":route", routeNone)
-		s.uncounted(c, req, w, routeNone, false)
+		s.uncounted(c, routeNone, false)
 		return
 	}
 	op, pathParam := -1, ""
@@ -109,15 +114,14 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 		counted = req.Method == "POST" // the MCP endpoint answers POST only (mcp.go)
 	}
 	if !counted {
-		s.uncounted(c, req, w, route, true)
+		s.uncounted(c, route, true)
 		return
 	}
 	head := req.Method == "HEAD"
 	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
 	// limit, whatever it asks for.
-	nowMs := s.now()
-	v := s.limit.Take(clientKey(req), nowMs)
-	if s.limit.Due(nowMs) {
+	v := s.limit.Take(clientKey(req), now)
+	if s.limit.Due(now) {
 		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
 	}
 	s.rateHeaders(w, v)
@@ -126,25 +130,25 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 		return
 	}
 	if len(target) > maxTargetLen || s.cfg.Maintenance || s.catErr != nil {
-		s.refused(c, req, w)
+		s.refused(c)
 		return
 	}
 	if route == routeMCP {
-		in, out := c.mcpExchange(req, w)
-		s.mcp.Serve(in, out, nowMs, rawQuery)
-		c.mcpSend(w)
+		in, out := c.mcpExchange()
+		s.mcp.Serve(in, out, now, rawQuery)
+		c.mcpSend()
 		return
 	}
 	if e := c.q.parse(rawQuery); e != nil {
-		s.fail(c, w, req, e)
+		s.fail(c, e)
 		return
 	}
 	e := s.errNoRoute
 	if op >= 0 {
-		e = s.run(c, op, req, w, pathParam, nowMs)
+		e = s.run(c, op, pathParam)
 	}
 	if e != nil {
-		s.fail(c, w, req, e)
+		s.fail(c, e)
 		return
 	}
 	if head {
@@ -161,23 +165,24 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 // preflight, or a method the route does not answer.
 //
 //go:noinline
-func (s *Server) uncounted(c *call, req *abi.Request, w *abi.Response, route string, inAPI bool) {
-	s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
+func (s *Server) uncounted(c *call, route string, inAPI bool) {
+	req, w := c.req, c.w
+	s.rateHeaders(w, s.limit.Peek(clientKey(req), c.now))
 	switch {
 	case !inAPI:
-		s.fail(c, w, req, s.errOutside)
+		s.fail(c, s.errOutside)
 	case route == routeMCP:
-		if in, out := c.mcpExchange(req, w); s.mcp.Preflight(in, out) {
-			c.mcpSend(w)
+		if in, out := c.mcpExchange(); s.mcp.Preflight(in, out) {
+			c.mcpSend()
 		} else {
 			w.SetHeader("allow", "POST")
-			s.fail(c, w, req, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+			s.fail(c, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
 		}
 	case req.Method == "OPTIONS":
 		s.preflight(req, w)
 	default:
 		w.SetHeader("allow", "GET, HEAD, OPTIONS")
-		s.fail(c, w, req, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+		s.fail(c, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
 	}
 }
 
@@ -185,17 +190,17 @@ func (s *Server) uncounted(c *call, req *abi.Request, w *abi.Response, route str
 // or the service unavailable (maintenance, or no catalog).
 //
 //go:noinline
-func (s *Server) refused(c *call, req *abi.Request, w *abi.Response) {
-	if len(req.Target) > maxTargetLen {
-		s.fail(c, w, req, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
+func (s *Server) refused(c *call) {
+	if len(c.req.Target) > maxTargetLen {
+		s.fail(c, rental.InvalidCode(rental.CodeInvalidRequest, "url", "the URL is longer than 4096 bytes (the limit); send only the operation's parameters, with at most 20 ids in accessory_ids"))
 		return
 	}
-	w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
+	c.w.SetHeaderInt("retry-after", s.cfg.RetryAfterSeconds)
 	msg := "the service is temporarily unavailable; retry after the number of seconds in the Retry-After header"
 	if s.cfg.Maintenance {
 		msg = "the service is down for maintenance; retry after the number of seconds in the Retry-After header"
 	}
-	s.fail(c, w, req, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
+	s.fail(c, &rental.Error{Kind: rental.KindUnavailable, Message: msg})
 }
 
 // rateHeaders sets the rate-limit headers of verdict v: on every response, counted or not.

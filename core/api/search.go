@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -14,9 +13,9 @@ import (
 // booking links; and what availability shares with quotes and suggestions: reading a
 // search's four parameters and writing them back as a query.
 
-func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getAvailability(c *call) *rental.Error {
 	var sr rental.Search
-	e := s.search(c, nowMs, &sr)
+	e := s.search(c, &sr)
 	if e != nil {
 		return e
 	}
@@ -31,7 +30,7 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 		return e
 	}
 	seed := s.offersSeed
-	if e = s.pageParams(c, defaultLimit, maxLimit, seed, ""); e != nil {
+	if e = s.pageParams(c, defaultLimit, maxLimit, seed); e != nil {
 		return e
 	}
 	if e = c.checkParams(); e != nil {
@@ -53,20 +52,20 @@ func (s *Server) getAvailability(c *call, req *abi.Request, w *abi.Response, pat
 	// given back to c.offers after, so that its buffer keeps its capacity.
 	all := c.offers
 	c.offers = all[off:end]
-	w.Body = s.writeOffers(c, w.Body)
+	c.w.Body = s.writeOffers(c, c.w.Body)
 	end = off + c.written
 	c.offers = all[off:end]
-	c.pageDone(end, len(all), seed, "")
+	c.pageDone(end, len(all), seed)
 	h := c.pageTag(s.offersHash(c))
 	c.offers = all
-	s.answerSearch(c, req, w, h)
-	s.setLink(c, w, "")
+	s.answerSearch(c, h)
+	s.setLink(c)
 	return nil
 }
 
 // search reads the four search parameters shared by availability and quotes into sr
 // (a pointer, not a result: TinyGo returns a struct through a copy in linear memory).
-func (s *Server) search(c *call, nowMs int64, sr *rental.Search) *rental.Error {
+func (s *Server) search(c *call, sr *rental.Search) *rental.Error {
 	var e *rental.Error
 	if sr.PickUpDepot, e = s.requiredID(c, "pick_up_depot_id"); e != nil {
 		return e
@@ -83,7 +82,7 @@ func (s *Server) search(c *call, nowMs int64, sr *rental.Search) *rental.Error {
 		return e
 	}
 	c.keepDateText(1, sr.DropOff, text)
-	sr.Today = s.nzToday(nowMs)
+	sr.Today = s.nzToday(c.now)
 	sr.Refs = &s.refs
 	return nil
 }
@@ -233,12 +232,13 @@ func appendFees(b []byte, o *rental.Offer) []byte {
 
 // answerSearch answers a search whose body is in w.Body: 200 with the ETag of hash h,
 // or 304 when the client has it.
-func (s *Server) answerSearch(c *call, req *abi.Request, w *abi.Response, h uint64) {
+func (s *Server) answerSearch(c *call, h uint64) {
+	w := c.w
 	c.searchETag = jsonw.PutByte(c.searchETag[:0], '"')
 	c.searchETag = text.AppendHex64(c.searchETag, h)
 	c.searchETag = jsonw.PutByte(c.searchETag, '"')
 	etag := text.BytesString(c.searchETag)
-	if notModified(req, etag) {
+	if notModified(c.req, etag) {
 		w.Body = w.Body[:0]
 		s.notModifiedAnswer(w, c.op.Cache, etag)
 		return

@@ -72,7 +72,7 @@ type Server struct {
 	}
 	// The clock's answers, kept for the second they were made in: New Zealand's date
 	// (rental.NZToday) and a quote's expiry as RFC 3339 text, the same for every request
-	// of a second. Keyed by the server's clock, which no request sets.
+	// of a second. Keyed by the second of the request's clock they were made at.
 	clock struct {
 		todaySec, expSec int64
 		today            rental.Date
@@ -88,16 +88,27 @@ type Server struct {
 	optionsMax  int
 	dateTexts   [][rental.DateLen]byte
 	datesFirst  rental.Date
-	// The state of the request being answered, reused: nothing on the request path may
-	// allocate. Handle and mcpOps.Run reset it and hand it down (begin).
+	// The state of the request being answered, and of an MCP tool call run within it,
+	// each reused: nothing on the request path may allocate. Handle and mcpOps.Run
+	// reset theirs (begin) and hand it down.
 	scratch call
+	tool    struct {
+		c   call
+		req abi.Request  // the tool's operation as a GET
+		out abi.Response // its answer
+	}
 }
 
-// call is the state of one request while it is answered: the operation, its parsed
-// query and each step's buffers. Every function that uses it is given it; the Server's
-// own scratch call is the one every request reuses (Server.begin).
+// call is the state of one request while it is answered: the request, its response,
+// the operation, its path parameter and parsed query, the clock, and each step's
+// buffers. A handler is given it whole (Op.handle); the Server keeps one for the
+// requests and one for MCP tool runs, each reused (begin).
 type call struct {
-	op          *Op // the operation being answered
+	req         *abi.Request  // the request
+	w           *abi.Response // its answer
+	op          *Op           // the operation being answered
+	pathParam   string        // the path parameter's segment ("" for none)
+	now         int64         // the request's clock, unix ms (abi.Request.Now, else the Server's)
 	q           query
 	offers      []rental.Offer
 	picks       []rental.Pick
@@ -113,8 +124,6 @@ type call struct {
 	sugg        []suggestion         // the same as URLs: the error body's suggestions
 	lengths     []int                // a calendar's hire lengths
 	etagKey     []byte               // the inputs a calendar's ETag hashes
-	mcpReq      abi.Request          // a tool's request (mcpOps.Run)
-	mcpOpOut    abi.Response         // a tool's answer
 	mcpIn       mcp.Request          // what the MCP endpoint reads of a request (mcpExchange)
 	mcpOut      mcp.Response         // the MCP endpoint's answer
 
@@ -146,11 +155,13 @@ type call struct {
 	link     []byte
 }
 
-// begin returns the Server's call, reset for a new request (or MCP tool run).
+// begin resets c for a new request (or MCP tool run) of req answered into w at now
+// (unix ms), and returns it.
 //
 //go:inline
-func (s *Server) begin() *call {
-	c := &s.scratch
+func begin(c *call, req *abi.Request, w *abi.Response, now int64) *call {
+	c.req, c.w, c.now = req, w, now
+	c.op, c.pathParam = nil, ""
 	c.sugg = c.sugg[:0]
 	c.pg.bytes = 0 // an MCP tool run sets its budget (mcpOps.Run)
 	c.nextPage = c.nextPage[:0]

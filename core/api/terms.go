@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -14,14 +13,14 @@ import (
 // includeAccepted is what include takes, for messages.
 const includeAccepted = "insurance"
 
-func (s *Server) getTerms(c *call, req *abi.Request, w *abi.Response, pathParam string, nowMs int64) *rental.Error {
+func (s *Server) getTerms(c *call) *rental.Error {
 	if e := c.checkParams(); e != nil {
 		return e
 	}
 	if s.termsDoc.body == nil {
 		s.termsDoc.set(appendTermsDoc(nil, s.cat))
 	}
-	s.static(req, w, s.termsDoc.body, s.termsDoc.etag)
+	s.static(c.req, c.w, s.termsDoc.body, s.termsDoc.etag)
 	return nil
 }
 
