@@ -8,7 +8,6 @@
 package main
 
 import (
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
@@ -18,7 +17,7 @@ import (
 // catalog of the bundled snapshot as prepared at build time (rental.Bundled: no JSON at
 // instance start; make build refuses a bad snapshot). A bad var does not stop the
 // instance: every API request then answers 503, and the reason is logged once.
-func newServer(vars []abi.Header, now func() int64, random func([]byte), logf func(string)) *api.Server {
+func newServer(vars []api.Var, now func() int64, random func([]byte), logf func(string)) *api.Server {
 	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {
 		logf(errorLine(err.Error()))

@@ -152,11 +152,21 @@ func nativeServer(t testing.TB, vars []abi.Header, now func() int64, random func
 	if catErr != nil {
 		t.Fatalf("bundled snapshot: %v", catErr)
 	}
-	cfg, err := api.ConfigFromVars(vars)
+	cfg, err := api.ConfigFromVars(apiVars(vars))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return api.NewServer(cfg, cat, nil, now, random, nil)
+}
+
+// apiVars returns vars (as the module's configure call takes them: the headers of a
+// request) as api.ConfigFromVars takes them.
+func apiVars(vars []abi.Header) []api.Var {
+	out := make([]api.Var, len(vars))
+	for i, v := range vars {
+		out[i] = api.Var{Name: v.Name, Value: v.Value}
+	}
+	return out
 }
 
 func nativeDo(s *api.Server, req *abi.Request) []byte {

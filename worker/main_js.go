@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"time"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -16,10 +15,10 @@ import (
 // workers.Serve, far costlier a request than the TinyGo module (RATIONALE.md: why a glue
 // of our own). It exists for users without TinyGo and as the comparison.
 func main() {
-	var vars []abi.Header
+	var vars []api.Var
 	for _, k := range api.Vars {
 		if v := cloudflare.Getenv(k); v != "" {
-			vars = append(vars, abi.Header{Name: k, Value: v})
+			vars = append(vars, api.Var{Name: k, Value: v})
 		}
 	}
 	h := &httpHandler{s: newServer(vars, func() int64 { return time.Now().UnixMilli() },

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/api"
 )
 
 // main serves the API natively on 127.0.0.1 (go run ./worker -addr 127.0.0.1:8788),
@@ -19,10 +19,10 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8788", "listen address")
 	flag.Parse()
-	var vars []abi.Header
+	var vars []api.Var
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars = append(vars, abi.Header{Name: k, Value: v})
+			vars = append(vars, api.Var{Name: k, Value: v})
 		}
 	}
 	h := &httpHandler{s: newServer(vars, func() int64 { return time.Now().UnixMilli() },

@@ -56,9 +56,9 @@ func configure(n uint32) {
 	if int(n) > len(inbuf) || abi.DecodeRequest(inbuf[:n], &r) != nil {
 		r.Headers = nil
 	}
-	vars := make([]abi.Header, len(r.Headers))
+	vars := make([]api.Var, len(r.Headers))
 	for i, h := range r.Headers {
-		vars[i] = abi.Header{Name: string([]byte(h.Name)), Value: string([]byte(h.Value))}
+		vars[i] = api.Var{Name: string([]byte(h.Name)), Value: string([]byte(h.Value))}
 	}
 	server = newServer(vars, nowMillis, randomBytes, logLine)
 }

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 )
 
@@ -67,9 +66,9 @@ func generate(config, out, npm string) ([]file, *site, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var vars []abi.Header
+	var vars []api.Var
 	for _, k := range toml.keys("vars") {
-		vars = append(vars, abi.Header{Name: k, Value: toml.str("vars", k)})
+		vars = append(vars, api.Var{Name: k, Value: toml.str("vars", k)})
 	}
 	cfg, err := api.ConfigFromVars(vars)
 	if err != nil {

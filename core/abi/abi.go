@@ -23,7 +23,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/text"
 )
 
@@ -96,7 +96,7 @@ func DecodeRequest(buf []byte, r *Request) error {
 			return errShortRequest
 		}
 		// The slice kept from the last request has room: no append call.
-		r.Headers = text.Push(r.Headers, Header{text.BytesString(buf[off+4 : ne]), text.BytesString(buf[ne+4 : ve])})
+		r.Headers = bytebuf.Push(r.Headers, Header{text.BytesString(buf[off+4 : ne]), text.BytesString(buf[ne+4 : ve])})
 		off = ve
 	}
 	if e = fieldEnd(buf, off); e < 0 {
@@ -173,7 +173,7 @@ func EncodeRequest(dst []byte, r *Request) []byte {
 
 // AppendField appends s as one u32-length-prefixed field of the ABI.
 func AppendField(dst []byte, s string) []byte {
-	return jsonw.Put(jsonw.PutU32(dst, uint32(len(s))), s)
+	return bytebuf.Put(bytebuf.PutU32(dst, uint32(len(s))), s)
 }
 
 // Response is built by Handle and reused between requests: headers are kept already
@@ -282,7 +282,7 @@ func (h *Headers) Add(name string, value []byte) {
 
 // appendBytesPair appends the pair name, value in the ABI form.
 func appendBytesPair(b []byte, name string, value []byte) []byte {
-	return jsonw.PutBytes(jsonw.PutU32(AppendField(b, name), uint32(len(value))), value)
+	return bytebuf.PutBytes(bytebuf.PutU32(AppendField(b, name), uint32(len(value))), value)
 }
 
 // AddInt appends a pair whose value is the decimal form of v.
@@ -296,8 +296,31 @@ func (h *Headers) AddInt(name string, v int64) {
 func appendIntPair(b []byte, name string, v int64) []byte {
 	b = AppendField(b, name)
 	at := len(b)
-	b = jsonw.AppendInt(jsonw.PutU32(b, 0), v)
+	b = appendDecimal(bytebuf.PutU32(b, 0), v)
 	binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	return b
+}
+
+// appendDecimal appends the decimal form of v, its digits written in place from the
+// last (a header's number has a few digits; the JSON writers' faster ones are
+// jsonw's, which this package sits below).
+func appendDecimal(b []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		b = bytebuf.PutByte(b, '-')
+		u = -u // math.MinInt64 too: its magnitude fits a uint64
+	}
+	n := 1
+	for x := u; x >= 10; x /= 10 {
+		n++
+	}
+	b = bytebuf.Room(b, n)
+	at := len(b)
+	b = b[:at+n]
+	for i := at + n - 1; i >= at; i-- {
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
 	return b
 }
 
@@ -309,7 +332,7 @@ func (w *Response) SetHeaders(h *Headers) {
 		w.fixed[w.nfixed], w.fixAt[w.nfixed] = h, len(w.hdr)
 		w.nfixed++
 	}
-	w.hdr = jsonw.PutBytes(w.hdr, h.enc)
+	w.hdr = bytebuf.PutBytes(w.hdr, h.enc)
 	w.nhdr += h.n
 }
 

@@ -2,7 +2,9 @@ package abi
 
 import (
 	"bytes"
+	"math"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -122,5 +124,22 @@ func TestSetHeadersMatchesSetHeader(t *testing.T) {
 	}
 	if !bytes.Equal(a.Encode(), b.Encode()) {
 		t.Fatalf("SetHeaders: %q, SetHeader: %q", a.Encode(), b.Encode())
+	}
+}
+
+// TestAppendDecimal: a header's number is strconv's decimal form, appended after what
+// the buffer holds, at every digit count and at both ends of int64.
+func TestAppendDecimal(t *testing.T) {
+	vs := []int64{0, 1, 9, 10, 99, 100, 60, 1000, -1, -10, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for p := int64(1); p > 0 && p < math.MaxInt64/10; p *= 10 {
+		vs = append(vs, p-1, p, p+1, -p)
+	}
+	for _, v := range vs {
+		for _, room := range []int{0, 32} {
+			b := append(make([]byte, 0, 3+room), "h: "...)
+			if got, want := string(appendDecimal(b, v)), "h: "+strconv.FormatInt(v, 10); got != want {
+				t.Fatalf("appendDecimal(%d), room %d = %q, want %q", v, room, got, want)
+			}
+		}
 	}
 }

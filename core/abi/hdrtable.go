@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/text"
 )
 
@@ -164,7 +164,7 @@ func (t *HeaderTable) holds(s int, e []byte) bool {
 // sameBytes reports whether a and b (of one length) are equal, 8 bytes a step: TinyGo
 // compares strings a byte at a time. It indexes a and b rather than reslicing them:
 // a pointer that changes in a loop is one TinyGo keeps in a collector frame, pushed
-// at every call (core/jsonw/cursor.go), and holds runs for every header of every answer.
+// at every call (core/bytebuf/at.go), and holds runs for every header of every answer.
 func sameBytes(a, b []byte) bool {
 	if len(a) != len(b) {
 		return false
@@ -238,7 +238,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 		off = next
 		if len(e) > maxSlotPair {
 			st32(out[n:], entryLiteral<<16)
-			n = jsonw.BytesAt(out, n+4, e)
+			n = bytebuf.BytesAt(out, n+4, e)
 			k++
 			hits = false
 			recAt = -1 // a pair in no slot: the block is not remembered
@@ -265,7 +265,7 @@ func (w *Response) EncodeInterned(t *HeaderTable) []byte {
 			t.n[s] = uint16(copy(t.data[s*maxSlotPair:], e))
 			t.gen[s]++
 			st32(out[n:], uint32(s)&0xffff|entryStore<<16)
-			n = jsonw.BytesAt(out, n+4, e)
+			n = bytebuf.BytesAt(out, n+4, e)
 		}
 		if recAt >= 0 {
 			// the slot and its gen as this pair is placed: a later pair that replaces

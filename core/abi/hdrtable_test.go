@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/campervan/agent-api/core/jsonw"
+	"github.com/campervan/agent-api/core/bytebuf"
 )
 
 // TestInternedExpandsToEncode: over a long run of responses whose headers repeat, vary
@@ -248,7 +248,7 @@ func TestInternedBodyStaysInPlace(t *testing.T) {
 		w.Status = 200
 		w.SetHeader("content-type", "application/json")
 		w.SetHeader("x-long", value)
-		w.Body = jsonw.Put(w.Body, body)
+		w.Body = bytebuf.Put(w.Body, body)
 		return w.EncodeInterned(&tab)
 	}
 	check := func(out []byte, body string, inPlace bool) {

@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -165,7 +166,7 @@ func (s *Server) appendCalendar(c *call, b []byte, sr *rental.Search, earliest, 
 	nl := len(lengths)
 	off := c.pg.off
 	end := min(int(latest-earliest+1)*nl, off+c.pg.limit)
-	b = jsonw.PutByte(b, '[')
+	b = bytebuf.PutByte(b, '[')
 	start := len(b)
 	k := off
 	for ; k < end; k++ {
@@ -173,7 +174,7 @@ func (s *Server) appendCalendar(c *call, b []byte, sr *rental.Search, earliest, 
 			if c.pg.bytes > 0 && len(b)-start >= c.pg.bytes {
 				break
 			}
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		days := lengths[k%nl]
 		sr.PickUp = earliest.AddDays(k / nl)
@@ -187,7 +188,7 @@ func (s *Server) appendCalendar(c *call, b []byte, sr *rental.Search, earliest, 
 		}
 	}
 	c.written = k
-	return jsonw.PutByte(b, ']')
+	return bytebuf.PutByte(b, ']')
 }
 
 // calendarOffers puts the vehicles free for search sr into c.offers, in vehicle id
@@ -206,11 +207,11 @@ func (s *Server) calendarOffers(c *call, sr *rental.Search) (e *rental.Error) {
 
 // appendCalendarHead opens an entry: its dates and hire length.
 func appendCalendarHead(b []byte, sr *rental.Search, days int) []byte {
-	b = jsonw.Put(b, `{"pick_up_date":"`)
+	b = bytebuf.Put(b, `{"pick_up_date":"`)
 	b = sr.PickUp.AppendTo(b)
-	b = jsonw.Put(b, `","drop_off_date":"`)
+	b = bytebuf.Put(b, `","drop_off_date":"`)
 	b = sr.DropOff.AppendTo(b)
-	b = jsonw.Put(b, `","days":`)
+	b = bytebuf.Put(b, `","days":`)
 	return jsonw.AppendInt(b, int64(days))
 }
 
@@ -219,20 +220,20 @@ func appendCalendarHead(b []byte, sr *rental.Search, days int) []byte {
 // there are none (e, or the filters when filtered).
 func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
 	b = appendCalendarHead(b, sr, days)
-	b = jsonw.Put(b, `,"vehicles":[`)
+	b = bytebuf.Put(b, `,"vehicles":[`)
 	for i := range c.offers {
 		o := &c.offers[i]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = jsonw.PutBytes(b, s.vehicleJSON(o).cal)
+		b = bytebuf.PutBytes(b, s.vehicleJSON(o).cal)
 		b = appendFees(b, o)
 		if c.withOptions {
 			b = s.appendOptions(b, o)
 		}
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	b = jsonw.PutByte(b, ']')
+	b = bytebuf.PutByte(b, ']')
 	return appendCalendarReason(b, e, len(c.offers), filtered)
 }
 
@@ -241,25 +242,25 @@ func (s *Server) appendCalendarDay(c *call, b []byte, sr *rental.Search, days in
 // there are none when there are none.
 func (s *Server) appendCalendarSummary(c *call, b []byte, sr *rental.Search, days int, e *rental.Error, filtered bool) []byte {
 	b = appendCalendarHead(b, sr, days)
-	b = jsonw.Put(b, `,"free":`)
+	b = bytebuf.Put(b, `,"free":`)
 	b = jsonw.AppendInt(b, int64(len(c.offers)))
-	b = jsonw.Put(b, `,"cheapest":[`)
+	b = bytebuf.Put(b, `,"cheapest":[`)
 	var top [calendarCheapest]int
 	k := cheapest(c.offers, &top)
 	for i := 0; i < k; i++ {
 		o := &c.offers[top[i]]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = jsonw.PutBytes(b, s.vehicleJSON(o).short)
-		b = jsonw.Put(b, `,"totalAmount":`)
+		b = bytebuf.PutBytes(b, s.vehicleJSON(o).short)
+		b = bytebuf.Put(b, `,"totalAmount":`)
 		b = jsonw.AppendMoney(b, o.TotalCents)
 		if c.withOptions {
 			b = s.appendOptions(b, o)
 		}
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	b = jsonw.PutByte(b, ']')
+	b = bytebuf.PutByte(b, ']')
 	return appendCalendarReason(b, e, len(c.offers), filtered)
 }
 
@@ -294,61 +295,61 @@ func appendCalendarReason(b []byte, e *rental.Error, n int, filtered bool) []byt
 	switch {
 	case e != nil:
 		b = jsonw.AppendMember(b, `,"reason":`, e.Message)
-		b = jsonw.Put(b, `,"code":"`)
-		b = jsonw.Put(b, e.DefaultCode())
-		b = jsonw.PutByte(b, '"')
+		b = bytebuf.Put(b, `,"code":"`)
+		b = bytebuf.Put(b, e.DefaultCode())
+		b = bytebuf.PutByte(b, '"')
 	case n == 0 && filtered:
-		b = jsonw.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
+		b = bytebuf.Put(b, `,"reason":"`+reasonNoneFiltered+`"`)
 	case n == 0:
-		b = jsonw.Put(b, `,"reason":"`+reasonNoneFree+`"`)
+		b = bytebuf.Put(b, `,"reason":"`+reasonNoneFree+`"`)
 	}
-	return jsonw.PutByte(b, '}')
+	return bytebuf.PutByte(b, '}')
 }
 
 // calendarETag returns the strong ETag of a calendar answer from its inputs: the
 // catalog's version, the inventory version, New Zealand's date (the date rules depend
 // on it) and every parsed parameter. The same inputs give the same bytes.
 func (s *Server) calendarETag(c *call, sr *rental.Search, earliest, latest rental.Date, lengths []int) string {
-	k := jsonw.Put(c.etagKey[:0], "cal:")
+	k := bytebuf.Put(c.etagKey[:0], "cal:")
 	k = jsonw.AppendInt(k, sr.PickUpDepot)
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, sr.DropOffDepot)
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = earliest.AppendTo(k)
 	k = latest.AppendTo(k)
 	k = sr.Today.AppendTo(k)
 	for _, n := range lengths {
-		k = jsonw.PutByte(k, ',')
+		k = bytebuf.PutByte(k, ',')
 		k = jsonw.AppendInt(k, int64(n))
 	}
 	f := &c.filter
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, int64(f.MinBerths))
-	k = jsonw.PutByte(k, ':')
-	k = jsonw.Put(k, f.Transmission)
-	k = jsonw.PutByte(k, ':')
-	k = jsonw.Put(k, f.Class)
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
+	k = bytebuf.Put(k, f.Transmission)
+	k = bytebuf.PutByte(k, ':')
+	k = bytebuf.Put(k, f.Class)
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, f.MaxTotalCents)
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, f.VehicleID)
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, int64(f.DriverAge))
 	if c.withOptions {
-		k = jsonw.Put(k, ":insurance")
+		k = bytebuf.Put(k, ":insurance")
 	}
 	if c.fullDetail {
-		k = jsonw.Put(k, ":full")
+		k = bytebuf.Put(k, ":full")
 	}
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, int64(c.pg.off))
-	k = jsonw.PutByte(k, ':')
+	k = bytebuf.PutByte(k, ':')
 	k = jsonw.AppendInt(k, int64(c.pg.limit))
 	c.etagKey = k
 	h := text.FNV64a(text.FNVOffset, s.cat.Version())
 	h = text.FNV64a(h, s.invVersion)
 	h = text.FNV64a(h, text.BytesString(k))
-	c.searchETag = jsonw.PutByte(text.AppendHex64(jsonw.PutByte(c.searchETag[:0], '"'), h), '"')
+	c.searchETag = bytebuf.PutByte(text.AppendHex64(bytebuf.PutByte(c.searchETag[:0], '"'), h), '"')
 	return text.BytesString(c.searchETag)
 }
 

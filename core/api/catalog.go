@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -20,36 +21,36 @@ func (s *Server) getDepots(c *call) *rental.Error {
 
 // appendDepots writes the Depot array of the spec.
 func appendDepots(b []byte, depots []rental.Depot) []byte {
-	b = jsonw.PutByte(b, '[')
+	b = bytebuf.PutByte(b, '[')
 	for i := range depots {
 		d := &depots[i]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = jsonw.Put(b, `{"id":`)
+		b = bytebuf.Put(b, `{"id":`)
 		b = jsonw.AppendInt(b, d.ID)
 		b = jsonw.AppendMember(b, `,"name":`, d.Name)
-		b = jsonw.Put(b, `,"pickup_times":`)
+		b = bytebuf.Put(b, `,"pickup_times":`)
 		b = appendSlots(b, d.PickupTimes)
-		b = jsonw.Put(b, `,"drop_off_times":`)
+		b = bytebuf.Put(b, `,"drop_off_times":`)
 		b = appendSlots(b, d.DropOffTimes)
 		b = jsonw.AppendMember(b, `,"opening_hours_description":`, d.OpeningHours)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	return jsonw.PutByte(b, ']')
+	return bytebuf.PutByte(b, ']')
 }
 
 func appendSlots(b []byte, slots []rental.TimeSlot) []byte {
-	b = jsonw.PutByte(b, '[')
+	b = bytebuf.PutByte(b, '[')
 	for i, t := range slots {
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		b = jsonw.AppendMember(b, `{"time":`, t.Time)
 		b = jsonw.AppendMember(b, `,"day":`, t.Day)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	return jsonw.PutByte(b, ']')
+	return bytebuf.PutByte(b, ']')
 }
 
 func (s *Server) getAccessories(c *call) *rental.Error {
@@ -94,19 +95,19 @@ func (s *Server) getExtras(c *call, accessories bool) *rental.Error {
 	if e != nil {
 		return e
 	}
-	b := jsonw.PutByte(c.extrasBody[:0], '[')
+	b := bytebuf.PutByte(c.extrasBody[:0], '[')
 	if accessories {
 		b, end = s.appendAccessories(c, b, s.cat.Accessories(v)[:end], off, days)
 	} else {
 		b, end = s.appendPlans(c, b, s.cat.InsurancePlans(v)[:end], off, days)
 	}
-	b = jsonw.PutByte(b, ']')
+	b = bytebuf.PutByte(b, ']')
 	c.extrasBody = b
 	c.pageDone(end, n, s.catSeed)
 	if days > 0 {
 		w.Status = 200
 		s.common(w, cacheSearch)
-		w.Body = jsonw.PutBytes(w.Body, b)
+		w.Body = bytebuf.PutBytes(w.Body, b)
 	} else {
 		// the ETag of the body: it covers the page (the next page's URL follows from
 		// the query and the catalog, as the body does)
@@ -152,15 +153,15 @@ func (s *Server) appendAccessories(c *call, b []byte, as []rental.Accessory, off
 		}
 		b = appendExtraHead(b, i-off, a.ID, a.Name, a.PriceCents)
 		if a.PerDay {
-			b = jsonw.Put(b, `,"priceUnit":"day"`)
+			b = bytebuf.Put(b, `,"priceUnit":"day"`)
 		} else {
-			b = jsonw.Put(b, `,"priceUnit":"hire"`)
+			b = bytebuf.Put(b, `,"priceUnit":"hire"`)
 		}
 		if a.MaxChargeCents > 0 {
-			b = jsonw.Put(b, `,"maxCharge":`)
+			b = bytebuf.Put(b, `,"maxCharge":`)
 			b = jsonw.AppendMoney(b, a.MaxChargeCents)
 		}
-		b = jsonw.Put(b, `,"maxQuantity":`)
+		b = bytebuf.Put(b, `,"maxQuantity":`)
 		b = jsonw.AppendInt(b, int64(a.MaxQuantity))
 		b = appendExtraTail(b, days, rental.AccessoryCost(a, days, 1))
 	}
@@ -176,9 +177,9 @@ func (s *Server) appendPlans(c *call, b []byte, ps []rental.InsurancePlan, off, 
 			return b, i
 		}
 		b = appendExtraHead(b, i-off, p.ID, p.Name, p.PriceCents)
-		b = jsonw.Put(b, `,"priceUnit":"day"`)
+		b = bytebuf.Put(b, `,"priceUnit":"day"`)
 		if p.MaxDays > 0 {
-			b = jsonw.Put(b, `,"maxChargedDays":`)
+			b = bytebuf.Put(b, `,"maxChargedDays":`)
 			b = jsonw.AppendInt(b, int64(p.MaxDays))
 		}
 		b = appendPlanTerms(b, p)
@@ -190,20 +191,20 @@ func (s *Server) appendPlans(c *call, b []byte, ps []rental.InsurancePlan, off, 
 // appendExtraHead opens item i of an accessory or insurance list: id, name, price.
 func appendExtraHead(b []byte, i int, id int64, name string, priceCents int64) []byte {
 	if i > 0 {
-		b = jsonw.PutByte(b, ',')
+		b = bytebuf.PutByte(b, ',')
 	}
-	b = jsonw.Put(b, `{"id":`)
+	b = bytebuf.Put(b, `{"id":`)
 	b = jsonw.AppendInt(b, id)
 	b = jsonw.AppendMember(b, `,"name":`, name)
-	b = jsonw.Put(b, `,"price":`)
+	b = bytebuf.Put(b, `,"price":`)
 	return jsonw.AppendMoney(b, priceCents)
 }
 
 // appendExtraTail closes an item: its cost for a hire of days days, when dated.
 func appendExtraTail(b []byte, days int, costCents int64) []byte {
 	if days > 0 {
-		b = jsonw.Put(b, `,"cost":`)
+		b = bytebuf.Put(b, `,"cost":`)
 		b = jsonw.AppendMoney(b, costCents)
 	}
-	return jsonw.PutByte(b, '}')
+	return bytebuf.PutByte(b, '}')
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/quotetoken"
 )
 
@@ -64,11 +63,14 @@ var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQ
 var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
 	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
 
+// Var is one Worker var (wrangler.toml's [vars], or a secret) by its name.
+type Var struct{ Name, Value string }
+
 // ConfigFromVars returns DefaultConfig overridden by the vars (names in Vars) that are
 // set: MAINTENANCE is "true"/"false", MCP_ALLOWED_ORIGINS comma-separated origins, the
 // *_SECONDS and RATE_LIMIT_* vars positive integers. Other names are ignored; a bad
 // value is an error naming the var.
-func ConfigFromVars(vars []abi.Header) (Config, error) {
+func ConfigFromVars(vars []Var) (Config, error) {
 	c := DefaultConfig()
 	ints := [...]struct {
 		name string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 )
@@ -14,22 +15,22 @@ import (
 // appendOffersReference is the Offer array as the appenders wrote it before the cursor
 // writers (writeOffers): the definition writeOffers must match byte for byte.
 func appendOffersReference(s *Server, c *call, b []byte) []byte {
-	b = jsonw.PutByte(b, '[')
+	b = bytebuf.PutByte(b, '[')
 	for i := range c.offers {
 		o := &c.offers[i]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		vj := s.vehicleJSON(o)
-		b = jsonw.PutBytes(b, vj.head)
+		b = bytebuf.PutBytes(b, vj.head)
 		b = jsonw.AppendMoney(b, o.DailyRateCents)
-		b = jsonw.PutBytes(b, vj.mid)
+		b = bytebuf.PutBytes(b, vj.mid)
 		b = jsonw.AppendInt(b, int64(o.Days))
 		b = appendFees(b, o)
-		b = jsonw.PutBytes(b, c.bookingLink)
-		b = jsonw.PutBytes(b, vj.idEnd)
+		b = bytebuf.PutBytes(b, c.bookingLink)
+		b = bytebuf.PutBytes(b, vj.idEnd)
 	}
-	return jsonw.PutByte(b, ']')
+	return bytebuf.PutByte(b, ']')
 }
 
 // TestWriteOffersRoom: writeOffers sizes its room from the parts and the Max* bounds, so
@@ -72,75 +73,75 @@ func TestWriteOffersRoom(t *testing.T) {
 // quoteReference is the quote after its id as the appenders wrote it before the cursor
 // writers (quoteAt): the definition quoteAt must match byte for byte.
 func quoteReference(s *Server, c *call, b []byte, id []byte, sr *rental.Search, q *rental.Quote) []byte {
-	b = jsonw.Put(b, `","expiresAt":"`)
+	b = bytebuf.Put(b, `","expiresAt":"`)
 	b = appendRFC3339(b, c.tok.ExpiresAt)
-	b = jsonw.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
+	b = bytebuf.Put(b, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
 	b = jsonw.AppendMoney(b, q.RentalCents)
-	b = jsonw.Put(b, `,"routeFee":`)
+	b = bytebuf.Put(b, `,"routeFee":`)
 	b = jsonw.AppendMoney(b, q.RouteCents)
-	b = jsonw.Put(b, `,"accessoriesFee":`)
+	b = bytebuf.Put(b, `,"accessoriesFee":`)
 	b = jsonw.AppendMoney(b, q.AccessoriesCents)
-	b = jsonw.Put(b, `,"insuranceFee":`)
+	b = bytebuf.Put(b, `,"insuranceFee":`)
 	b = jsonw.AppendMoney(b, q.InsuranceCents)
-	b = jsonw.Put(b, `},"accessories":[`)
+	b = bytebuf.Put(b, `},"accessories":[`)
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = jsonw.Put(b, `{"id":`)
+		b = bytebuf.Put(b, `{"id":`)
 		b = jsonw.AppendInt(b, a.Accessory.ID)
 		b = jsonw.AppendMember(b, `,"name":`, a.Accessory.Name)
-		b = jsonw.Put(b, `,"cost":`)
+		b = bytebuf.Put(b, `,"cost":`)
 		b = jsonw.AppendMoney(b, a.CostCents)
-		b = jsonw.Put(b, `,"quantity":`)
+		b = bytebuf.Put(b, `,"quantity":`)
 		b = jsonw.AppendInt(b, int64(a.Quantity))
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	b = jsonw.Put(b, `],"insurance":`)
+	b = bytebuf.Put(b, `],"insurance":`)
 	if q.Insurance == nil {
-		b = jsonw.Put(b, "null")
+		b = bytebuf.Put(b, "null")
 	} else {
-		b = jsonw.Put(b, `{"id":`)
+		b = bytebuf.Put(b, `{"id":`)
 		b = jsonw.AppendInt(b, q.Insurance.ID)
 		b = jsonw.AppendMember(b, `,"name":`, q.Insurance.Name)
-		b = jsonw.Put(b, `,"cost":`)
+		b = bytebuf.Put(b, `,"cost":`)
 		b = jsonw.AppendMoney(b, q.InsuranceCents)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	b = jsonw.Put(b, `,"totalAmount":`)
+	b = bytebuf.Put(b, `,"totalAmount":`)
 	b = jsonw.AppendMoney(b, q.TotalCents)
-	b = jsonw.Put(b, `,"gstIncluded":`)
+	b = bytebuf.Put(b, `,"gstIncluded":`)
 	b = jsonw.AppendMoney(b, rental.GSTIncluded(q.TotalCents))
-	b = jsonw.Put(b, `,"note":`)
-	b = jsonw.PutBytes(b, quoteNoteJSON)
-	b = jsonw.Put(b, `,"vehicleId":`)
+	b = bytebuf.Put(b, `,"note":`)
+	b = bytebuf.PutBytes(b, quoteNoteJSON)
+	b = bytebuf.Put(b, `,"vehicleId":`)
 	b = jsonw.AppendInt(b, q.Vehicle.ID)
-	b = jsonw.Put(b, `,"days":`)
+	b = bytebuf.Put(b, `,"days":`)
 	b = jsonw.AppendInt(b, int64(q.Days))
 	b = appendHireTermsReference(b, &q.Terms)
-	b = jsonw.Put(b, `,"checkoutUrl":"`)
+	b = bytebuf.Put(b, `,"checkoutUrl":"`)
 	b = jsonw.AppendInt(s.appendHandoffSearch(c, b, sr), q.Vehicle.ID)
 	if q.Insurance != nil {
-		b = jsonw.Put(b, "&insurance_id=")
+		b = bytebuf.Put(b, "&insurance_id=")
 		b = jsonw.AppendInt(b, q.Insurance.ID)
 	}
 	if len(q.Accessories) > 0 {
-		b = jsonw.Put(b, "&accessory_ids=")
+		b = bytebuf.Put(b, "&accessory_ids=")
 		n := 0
 		for _, a := range q.Accessories {
 			for k := 0; k < a.Quantity; k++ {
 				if n > 0 {
-					b = jsonw.PutByte(b, ',')
+					b = bytebuf.PutByte(b, ',')
 				}
 				b = jsonw.AppendInt(b, a.Accessory.ID)
 				n++
 			}
 		}
 	}
-	b = jsonw.Put(b, "&quote_id=")
-	b = jsonw.PutBytes(b, id)
-	return jsonw.Put(b, `"}`)
+	b = bytebuf.Put(b, "&quote_id=")
+	b = bytebuf.PutBytes(b, id)
+	return bytebuf.Put(b, `"}`)
 }
 
 // TestQuoteAtRoom: quoteRoom bounds quoteAt for the largest values a quote can carry

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"strings"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/campervan/agent-api/core/jsonw"
@@ -38,7 +39,7 @@ func (s *Server) index() *cached {
 func (s *Server) buildIndex() {
 	b := appendIndex(nil, s.cfg.BasePath)
 	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
-		b = jsonw.PutByte(appendInventoryInfo(jsonw.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
+		b = bytebuf.PutByte(appendInventoryInfo(bytebuf.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
 	}
 	s.indexDoc.set(b)
 }
@@ -86,26 +87,26 @@ func (s *Server) withInventoryInfo(doc []byte) []byte {
 	}
 	i += len(at)
 	out := make([]byte, 0, len(doc)+256)
-	out = jsonw.PutBytes(out, doc[:i])
-	out = jsonw.PutByte(appendInventoryInfo(jsonw.Put(out, `"x-inventory":`), s.cat.Inventory()), ',')
-	return jsonw.PutBytes(out, doc[i:])
+	out = bytebuf.PutBytes(out, doc[:i])
+	out = bytebuf.PutByte(appendInventoryInfo(bytebuf.Put(out, `"x-inventory":`), s.cat.Inventory()), ',')
+	return bytebuf.PutBytes(out, doc[i:])
 }
 
 // appendInventoryInfo writes what the index and the OpenAPI document say of inv.
 func appendInventoryInfo(b []byte, inv *rental.Inventory) []byte {
 	b = jsonw.AppendMember(b, `{"version":`, inv.Version())
-	b = jsonw.Put(b, `,"asOf":`)
+	b = bytebuf.Put(b, `,"asOf":`)
 	if inv.AsOf() == "" {
-		b = jsonw.Put(b, "null")
+		b = bytebuf.Put(b, "null")
 	} else {
 		b = jsonw.AppendJSONString(b, inv.AsOf())
 	}
-	b = jsonw.Put(b, `,"bookings":`)
+	b = bytebuf.Put(b, `,"bookings":`)
 	b = jsonw.AppendInt(b, int64(inv.Bookings()))
-	b = jsonw.Put(b, `,"bookedOutSpans":`)
+	b = bytebuf.Put(b, `,"bookedOutSpans":`)
 	b = jsonw.AppendInt(b, int64(inv.Spans()))
 	b = jsonw.AppendMember(b, `,"source":`, inv.Source())
-	return jsonw.PutByte(b, '}')
+	return bytebuf.PutByte(b, '}')
 }
 
 // openAPIPacked is the OpenAPI 3.1 document of the API (GET {base}/openapi.json):

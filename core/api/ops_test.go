@@ -104,11 +104,11 @@ func TestMatch(t *testing.T) {
 // listed var refuses a bad value, and a var not listed is ignored.
 func TestVarsAreRead(t *testing.T) {
 	for _, name := range Vars {
-		if _, err := ConfigFromVars([]Header{{Name: name, Value: "not a value"}}); err == nil {
+		if _, err := ConfigFromVars([]Var{{Name: name, Value: "not a value"}}); err == nil {
 			t.Errorf("ConfigFromVars does not read %s (listed in Vars)", name)
 		}
 	}
-	if _, err := ConfigFromVars([]Header{{Name: "NOT_A_VAR", Value: "not a value"}}); err != nil {
+	if _, err := ConfigFromVars([]Var{{Name: "NOT_A_VAR", Value: "not a value"}}); err != nil {
 		t.Errorf("ConfigFromVars reads a var not in Vars: %v", err)
 	}
 }

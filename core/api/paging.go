@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -153,10 +154,10 @@ func (c *call) pageKey(seed uint64) uint64 {
 		if q.val == "" || q.key == "limit" || q.key == "page" {
 			continue
 		}
-		sum += text.Mix64(text.Hash64(text.Hash64(0x6a09e667f3bcc908, q.key), q.val), 1)
+		sum += mix64(text.Hash64(text.Hash64(0x6a09e667f3bcc908, q.key), q.val), 1)
 	}
 	h := text.Hash64(text.Hash64(seed, c.op.Path), c.pathParam)
-	p.key, p.keyed = text.Hash64(text.Mix64(h, sum), ""), true
+	p.key, p.keyed = text.Hash64(mix64(h, sum), ""), true
 	return p.key
 }
 
@@ -170,7 +171,7 @@ func (c *call) pageDone(end, n int, seed uint64) {
 		return
 	}
 	p.next = end
-	tok := jsonw.PutByte(jsonw.AppendInt(c.nextPage, int64(end)), '.')
+	tok := bytebuf.PutByte(jsonw.AppendInt(c.nextPage, int64(end)), '.')
 	c.nextPage = text.AppendHex64(tok, c.pageKey(seed))
 }
 
@@ -185,7 +186,7 @@ func (s *Server) setLink(c *call) {
 // the page is not the whole list (a whole list keeps the hash it had without paging).
 func (c *call) pageTag(h uint64) uint64 {
 	if p := &c.pg; p.paged() {
-		h = text.Hash64(text.Mix64(h, uint64(p.off)<<32|uint64(p.next)), "")
+		h = text.Hash64(mix64(h, uint64(p.off)<<32|uint64(p.next)), "")
 	}
 	return h
 }
@@ -199,27 +200,27 @@ func (p *page) paged() bool { return p.off > 0 || p.next > 0 }
 // path below the base path with the request's query, page replaced), rel="next".
 func (s *Server) appendNextLink(c *call) []byte {
 	o := c.op
-	b := jsonw.PutByte(c.link[:0], '<')
-	b = jsonw.Put(b, s.cfg.BasePath)
+	b := bytebuf.PutByte(c.link[:0], '<')
+	b = bytebuf.Put(b, s.cfg.BasePath)
 	if o.pathParam == "" {
-		b = jsonw.Put(b, o.Path)
+		b = bytebuf.Put(b, o.Path)
 	} else {
-		b = jsonw.Put(jsonw.Put(jsonw.Put(b, o.prefix), c.pathParam), o.suffix)
+		b = bytebuf.Put(bytebuf.Put(bytebuf.Put(b, o.prefix), c.pathParam), o.suffix)
 	}
-	b = jsonw.PutByte(b, '?')
+	b = bytebuf.PutByte(b, '?')
 	for i := 0; i < c.q.n; i++ {
 		q := &c.q.p[i]
 		if q.val == "" || q.key == "page" {
 			continue
 		}
 		b = appendQueryPart(b, q.key)
-		b = jsonw.PutByte(b, '=')
+		b = bytebuf.PutByte(b, '=')
 		b = appendQueryPart(b, q.val)
-		b = jsonw.PutByte(b, '&')
+		b = bytebuf.PutByte(b, '&')
 	}
-	b = jsonw.Put(b, "page=")
-	b = jsonw.PutBytes(b, c.nextPage)
-	c.link = jsonw.Put(b, `>; rel="next"`)
+	b = bytebuf.Put(b, "page=")
+	b = bytebuf.PutBytes(b, c.nextPage)
+	c.link = bytebuf.Put(b, `>; rel="next"`)
 	return c.link
 }
 
@@ -233,9 +234,9 @@ func appendQueryPart(b []byte, s string) []byte {
 		switch {
 		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9',
 			ch == '-', ch == '.', ch == '_', ch == '~', ch == ',':
-			b = jsonw.PutByte(b, ch)
+			b = bytebuf.PutByte(b, ch)
 		default:
-			b = jsonw.PutByte(jsonw.PutByte(jsonw.PutByte(b, '%'), upperHex[ch>>4]), upperHex[ch&15])
+			b = bytebuf.PutByte(bytebuf.PutByte(bytebuf.PutByte(b, '%'), upperHex[ch>>4]), upperHex[ch&15])
 		}
 	}
 	return b

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
 )
@@ -40,7 +41,7 @@ func (q *query) parse(raw string) *rental.Error {
 	start, eq, esc := 0, -1, false
 	for i := 0; i < len(raw); i++ {
 		if i+8 <= len(raw) {
-			m := queryStops(text.Load64(raw, i))
+			m := queryStops(bytebuf.Load64(raw, i))
 			if m == 0 {
 				i += 7 // and the loop's i++: the next eight
 				continue
@@ -370,7 +371,7 @@ func parsePicks(v string, dst []rental.Pick) ([]rental.Pick, *rental.Error) {
 			}
 		}
 		if !merged {
-			dst = text.Push(dst, rental.Pick{ID: id, Quantity: 1})
+			dst = bytebuf.Push(dst, rental.Pick{ID: id, Quantity: 1})
 		}
 		if v == "" {
 			break

@@ -5,8 +5,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/rental"
-	"github.com/campervan/agent-api/core/text"
 )
 
 // refStop is queryStops' answer found a byte at a time: the index of the first '&',
@@ -24,7 +24,7 @@ func TestQueryStops(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	alphabet := []byte("&=%+a1_-.,Z\x00\x01\x25\x26\x2a\x2c\x3c\x3e\x7f\x80\xa6\xbd\xc3\xff")
 	check := func(b []byte) {
-		m := queryStops(text.Load64(string(b), 0))
+		m := queryStops(bytebuf.Load64(string(b), 0))
 		got := 8
 		if m != 0 {
 			got = bits.TrailingZeros64(m) >> 3

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
@@ -63,11 +64,11 @@ const quoteFixed = 512
 // appendQuote writes quote q of search sr with a new signed quoteId, issued now: the
 // id first, then room for the rest, which quoteAt writes with the cursor writers.
 func (s *Server) appendQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote) []byte {
-	b = jsonw.Put(b, `{"quoteId":"`)
+	b = bytebuf.Put(b, `{"quoteId":"`)
 	idStart := len(b)
 	b = s.signQuote(c, b, sr, q)
 	idEnd := len(b)
-	b = jsonw.Room(b, s.quoteRoom(idEnd-idStart, q))
+	b = bytebuf.Room(b, s.quoteRoom(idEnd-idStart, q))
 	buf := b[:cap(b)]
 	return buf[:s.quoteAt(c, buf, len(b), b[idStart:idEnd], sr, q)]
 }
@@ -88,81 +89,81 @@ func (s *Server) quoteRoom(idLen int, q *rental.Quote) int {
 
 // quoteAt writes the quote after its id (id) at buf[n:].
 func (s *Server) quoteAt(c *call, buf []byte, n int, id []byte, sr *rental.Search, q *rental.Quote) int {
-	n = jsonw.PutAt(buf, n, `","expiresAt":"`)
+	n = bytebuf.PutAt(buf, n, `","expiresAt":"`)
 	n = s.expiresAt(buf, n, c.tok.ExpiresAt)
-	n = jsonw.PutAt(buf, n, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
+	n = bytebuf.PutAt(buf, n, `","currency":"NZD","priceBreakdown":{"rentalFee":`)
 	n = jsonw.MoneyAt(buf, n, q.RentalCents)
-	n = jsonw.PutAt(buf, n, `,"routeFee":`)
+	n = bytebuf.PutAt(buf, n, `,"routeFee":`)
 	n = jsonw.MoneyAt(buf, n, q.RouteCents)
-	n = jsonw.PutAt(buf, n, `,"accessoriesFee":`)
+	n = bytebuf.PutAt(buf, n, `,"accessoriesFee":`)
 	n = jsonw.MoneyAt(buf, n, q.AccessoriesCents)
-	n = jsonw.PutAt(buf, n, `,"insuranceFee":`)
+	n = bytebuf.PutAt(buf, n, `,"insuranceFee":`)
 	n = jsonw.MoneyAt(buf, n, q.InsuranceCents)
-	n = jsonw.PutAt(buf, n, `},"accessories":[`)
+	n = bytebuf.PutAt(buf, n, `},"accessories":[`)
 	for i := range q.Accessories {
 		a := &q.Accessories[i]
 		if i > 0 {
-			n = jsonw.ByteAt(buf, n, ',')
+			n = bytebuf.ByteAt(buf, n, ',')
 		}
 		n = itemFromAt(buf, n, itemHead(s.accHeads, s.cat.AccessoryIndex(a.Accessory.ID)), a.Accessory.ID, a.Accessory.Name, a.CostCents)
-		n = jsonw.PutAt(buf, n, `,"quantity":`)
+		n = bytebuf.PutAt(buf, n, `,"quantity":`)
 		n = jsonw.IntAt(buf, n, int64(a.Quantity))
-		n = jsonw.ByteAt(buf, n, '}')
+		n = bytebuf.ByteAt(buf, n, '}')
 	}
-	n = jsonw.PutAt(buf, n, `],"insurance":`)
+	n = bytebuf.PutAt(buf, n, `],"insurance":`)
 	if q.Insurance == nil {
-		n = jsonw.PutAt(buf, n, "null")
+		n = bytebuf.PutAt(buf, n, "null")
 	} else {
-		n = jsonw.ByteAt(buf, itemFromAt(buf, n, itemHead(s.insHeads, s.cat.InsuranceIndex(q.Insurance.ID)), q.Insurance.ID, q.Insurance.Name, q.InsuranceCents), '}')
+		n = bytebuf.ByteAt(buf, itemFromAt(buf, n, itemHead(s.insHeads, s.cat.InsuranceIndex(q.Insurance.ID)), q.Insurance.ID, q.Insurance.Name, q.InsuranceCents), '}')
 	}
-	n = jsonw.PutAt(buf, n, `,"totalAmount":`)
+	n = bytebuf.PutAt(buf, n, `,"totalAmount":`)
 	n = jsonw.MoneyAt(buf, n, q.TotalCents)
-	n = jsonw.PutAt(buf, n, `,"gstIncluded":`)
+	n = bytebuf.PutAt(buf, n, `,"gstIncluded":`)
 	n = jsonw.MoneyAt(buf, n, rental.GSTIncluded(q.TotalCents))
-	n = jsonw.PutAt(buf, n, `,"note":`)
-	n = jsonw.BytesAt(buf, n, quoteNoteJSON)
-	n = jsonw.PutAt(buf, n, `,"vehicleId":`)
+	n = bytebuf.PutAt(buf, n, `,"note":`)
+	n = bytebuf.BytesAt(buf, n, quoteNoteJSON)
+	n = bytebuf.PutAt(buf, n, `,"vehicleId":`)
 	n = jsonw.IntAt(buf, n, q.Vehicle.ID)
-	n = jsonw.PutAt(buf, n, `,"days":`)
+	n = bytebuf.PutAt(buf, n, `,"days":`)
 	n = jsonw.IntAt(buf, n, int64(q.Days))
 	n = s.termsAt(buf, n, &q.Terms)
-	n = jsonw.PutAt(buf, n, `,"checkoutUrl":"`)
-	n = jsonw.PutAt(buf, n, s.cfg.WebURL)
-	n = c.searchQueryAt(buf, jsonw.PutAt(buf, n, "/book?"), sr)
-	n = jsonw.PutAt(buf, n, "&vehicle_id=")
+	n = bytebuf.PutAt(buf, n, `,"checkoutUrl":"`)
+	n = bytebuf.PutAt(buf, n, s.cfg.WebURL)
+	n = c.searchQueryAt(buf, bytebuf.PutAt(buf, n, "/book?"), sr)
+	n = bytebuf.PutAt(buf, n, "&vehicle_id=")
 	n = jsonw.IntAt(buf, n, q.Vehicle.ID)
 	if q.Insurance != nil {
-		n = jsonw.PutAt(buf, n, "&insurance_id=")
+		n = bytebuf.PutAt(buf, n, "&insurance_id=")
 		n = jsonw.IntAt(buf, n, q.Insurance.ID)
 	}
 	if len(q.Accessories) > 0 {
-		n = jsonw.PutAt(buf, n, "&accessory_ids=")
+		n = bytebuf.PutAt(buf, n, "&accessory_ids=")
 		k := 0
 		for i := range q.Accessories {
 			a := &q.Accessories[i]
 			for j := 0; j < a.Quantity; j++ {
 				if k > 0 {
-					n = jsonw.ByteAt(buf, n, ',')
+					n = bytebuf.ByteAt(buf, n, ',')
 				}
 				n = jsonw.IntAt(buf, n, a.Accessory.ID)
 				k++
 			}
 		}
 	}
-	n = jsonw.PutAt(buf, n, "&quote_id=")
-	n = jsonw.BytesAt(buf, n, id) // base64url: nothing to escape
-	return jsonw.PutAt(buf, n, `"}`)
+	n = bytebuf.PutAt(buf, n, "&quote_id=")
+	n = bytebuf.BytesAt(buf, n, id) // base64url: nothing to escape
+	return bytebuf.PutAt(buf, n, `"}`)
 }
 
 // itemAt writes a quoted accessory or insurance plan up to its cost: {"id":N,"name":"...","cost":X
 // A quote writes the catalog's items from their pre-rendered heads (itemFromAt); itemAt
 // only if one were missing.
 func itemAt(buf []byte, n int, id int64, name string, costCents int64) int {
-	n = jsonw.PutAt(buf, n, `{"id":`)
+	n = bytebuf.PutAt(buf, n, `{"id":`)
 	n = jsonw.IntAt(buf, n, id)
-	n = jsonw.PutAt(buf, n, `,"name":`)
+	n = bytebuf.PutAt(buf, n, `,"name":`)
 	n = jsonw.JSONStringAt(buf, n, name)
-	n = jsonw.PutAt(buf, n, `,"cost":`)
+	n = bytebuf.PutAt(buf, n, `,"cost":`)
 	return jsonw.MoneyAt(buf, n, costCents)
 }
 
@@ -172,9 +173,9 @@ func itemAt(buf []byte, n int, id int64, name string, costCents int64) int {
 func buildItemHeads(ids []int64, names []string) [][]byte {
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
-		b := jsonw.AppendInt(jsonw.Put([]byte(nil), `{"id":`), id)
-		b = jsonw.AppendJSONString(jsonw.Put(b, `,"name":`), names[i])
-		out[i] = jsonw.Put(b, `,"cost":`)
+		b := jsonw.AppendInt(bytebuf.Put([]byte(nil), `{"id":`), id)
+		b = jsonw.AppendJSONString(bytebuf.Put(b, `,"name":`), names[i])
+		out[i] = bytebuf.Put(b, `,"cost":`)
 	}
 	return out
 }
@@ -183,7 +184,7 @@ func buildItemHeads(ids []int64, names []string) [][]byte {
 // none (head nil).
 func itemFromAt(buf []byte, n int, head []byte, id int64, name string, costCents int64) int {
 	if head != nil {
-		return jsonw.MoneyAt(buf, jsonw.BytesAt(buf, n, head), costCents)
+		return jsonw.MoneyAt(buf, bytebuf.BytesAt(buf, n, head), costCents)
 	}
 	return itemAt(buf, n, id, name, costCents)
 }
@@ -225,18 +226,18 @@ func (s *Server) signQuote(c *call, b []byte, sr *rental.Search, q *rental.Quote
 }
 
 // expiresAt is rfc3339At for a quote's expiry, rendered once a second (s.clock) and
-// written as two jsonw.Shorts: 32 bytes stored at buf[n:], 20 of them the expiry (a
+// written as two bytebuf.Shorts: 32 bytes stored at buf[n:], 20 of them the expiry (a
 // quote's room has far more than that after it).
 func (s *Server) expiresAt(buf []byte, n int, unix int64) int {
 	c := &s.clock
 	if unix != c.expSec || !c.expOK {
 		var t [rfc3339Len]byte
 		rfc3339At(t[:], 0, unix)
-		c.exp[0], _ = jsonw.MakeShort(t[:16])
-		c.exp[1], _ = jsonw.MakeShort(t[16:])
+		c.exp[0], _ = bytebuf.MakeShort(t[:16])
+		c.exp[1], _ = bytebuf.MakeShort(t[16:])
 		c.expSec, c.expOK = unix, true
 	}
-	return jsonw.ShortAt(buf, jsonw.ShortAt(buf, n, &c.exp[0]), &c.exp[1])
+	return bytebuf.ShortAt(buf, bytebuf.ShortAt(buf, n, &c.exp[0]), &c.exp[1])
 }
 
 // rfc3339Len is how many bytes rfc3339At writes.
@@ -260,13 +261,13 @@ func appendRFC3339(b []byte, unix int64) []byte {
 	day := text.FloorDiv(unix, 86400)
 	sec := unix - day*86400
 	b = rental.Date(day).AppendTo(b)
-	b = jsonw.PutByte(b, 'T')
+	b = bytebuf.PutByte(b, 'T')
 	b = append2(b, sec/3600)
-	b = jsonw.PutByte(b, ':')
+	b = bytebuf.PutByte(b, ':')
 	b = append2(b, sec/60%60)
-	b = jsonw.PutByte(b, ':')
+	b = bytebuf.PutByte(b, ':')
 	b = append2(b, sec%60)
-	return jsonw.PutByte(b, 'Z')
+	return bytebuf.PutByte(b, 'Z')
 }
 
 func append2(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
@@ -321,34 +322,34 @@ func (s *Server) getQuoteCheck(c *call) *rental.Error {
 	b := w.Body[:0]
 	switch {
 	case e != nil:
-		b = jsonw.Put(b, `{"status":"unavailable","reason":`)
+		b = bytebuf.Put(b, `{"status":"unavailable","reason":`)
 		b = jsonw.AppendJSONString(b, e.Message)
-		b = jsonw.Put(b, `,"code":"`)
-		b = jsonw.Put(b, e.DefaultCode())
-		b = jsonw.PutByte(b, '"')
+		b = bytebuf.Put(b, `,"code":"`)
+		b = bytebuf.Put(b, e.DefaultCode())
+		b = bytebuf.PutByte(b, '"')
 	case expired:
-		b = jsonw.Put(b, `{"status":"expired","reason":`)
+		b = bytebuf.Put(b, `{"status":"expired","reason":`)
 		b = jsonw.AppendJSONString(b, reasonExpired)
 	case c.quote.TotalCents != t.TotalCents:
-		b = jsonw.Put(b, `{"status":"changed","reason":`)
+		b = bytebuf.Put(b, `{"status":"changed","reason":`)
 		b = jsonw.AppendJSONString(b, reasonChanged)
 	default:
-		b = jsonw.Put(b, `{"status":"valid","reason":`)
+		b = bytebuf.Put(b, `{"status":"valid","reason":`)
 		b = jsonw.AppendJSONString(b, reasonValid)
 	}
-	b = jsonw.Put(b, `,"originalTotalAmount":`)
+	b = bytebuf.Put(b, `,"originalTotalAmount":`)
 	b = jsonw.AppendMoney(b, t.TotalCents)
-	b = jsonw.Put(b, `,"originalExpiresAt":"`)
+	b = bytebuf.Put(b, `,"originalExpiresAt":"`)
 	b = appendRFC3339(b, t.ExpiresAt)
-	b = jsonw.Put(b, `","quote":`)
+	b = bytebuf.Put(b, `","quote":`)
 	if e != nil {
-		b = jsonw.Put(b, "null")
+		b = bytebuf.Put(b, "null")
 		b = s.appendCheckSuggestions(c, b, qr, e)
-		w.Body = jsonw.PutByte(b, '}')
+		w.Body = bytebuf.PutByte(b, '}')
 		return nil
 	}
 	b = s.appendQuote(c, b, &qr.Search, &c.quote)
-	w.Body = jsonw.PutByte(b, '}')
+	w.Body = bytebuf.PutByte(b, '}')
 	return nil
 }
 
@@ -360,31 +361,31 @@ func (s *Server) appendCheckSuggestions(c *call, b []byte, qr rental.QuoteReques
 	if len(c.alts) == 0 {
 		return b
 	}
-	b = jsonw.Put(b, `,"suggestions":[`)
+	b = bytebuf.Put(b, `,"suggestions":[`)
 	for i := range c.alts {
 		a := &c.alts[i]
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = jsonw.Put(b, `{"url":"`)
+		b = bytebuf.Put(b, `{"url":"`)
 		b = c.appendSearchURL(b, "/quotes", &a.Search, a.VehicleID) // digits and dates only
 		if len(qr.Accessories) > 0 {
-			b = jsonw.Put(b, "&accessory_ids=")
+			b = bytebuf.Put(b, "&accessory_ids=")
 			for j, p := range qr.Accessories {
 				for k := 0; k < p.Quantity; k++ {
 					if j > 0 || k > 0 {
-						b = jsonw.PutByte(b, ',')
+						b = bytebuf.PutByte(b, ',')
 					}
 					b = jsonw.AppendInt(b, p.ID)
 				}
 			}
 		}
 		if qr.InsuranceID != 0 {
-			b = jsonw.Put(b, "&insurance_id=")
+			b = bytebuf.Put(b, "&insurance_id=")
 			b = jsonw.AppendInt(b, qr.InsuranceID)
 		}
 		b = jsonw.AppendMember(b, `","reason":`, a.Reason)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
-	return jsonw.PutByte(b, ']')
+	return bytebuf.PutByte(b, ']')
 }

@@ -28,7 +28,7 @@ func TestQuotesWithoutKey(t *testing.T) {
 	if w := getQ(s, "/api/agent/depots"); w.Status != 200 {
 		t.Errorf("depots without a quote key: %d", w.Status)
 	}
-	cfg, err := ConfigFromVars([]Header{{Name: "QUOTE_SIGNING_KEYS", Value: ""}})
+	cfg, err := ConfigFromVars([]Var{{Name: "QUOTE_SIGNING_KEYS", Value: ""}})
 	if err != nil || cfg.QuoteKeys != nil {
 		t.Errorf("an empty secret: %v, keys %v", err, cfg.QuoteKeys)
 	}
@@ -38,7 +38,7 @@ func TestQuotesWithoutKey(t *testing.T) {
 func TestQuoteKeysConfigError(t *testing.T) {
 	secret := "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0"
 	for _, v := range []string{"x" + secret, "1:" + secret + "!", "1:" + secret[:8], "300:" + secret} {
-		_, err := ConfigFromVars([]Header{{Name: "QUOTE_SIGNING_KEYS", Value: v}})
+		_, err := ConfigFromVars([]Var{{Name: "QUOTE_SIGNING_KEYS", Value: v}})
 		if err == nil {
 			t.Errorf("%q accepted", v)
 			continue
@@ -47,7 +47,7 @@ func TestQuoteKeysConfigError(t *testing.T) {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
-	cfg, err := ConfigFromVars([]Header{{Name: "QUOTE_SIGNING_KEYS", Value: testQuoteKeys}})
+	cfg, err := ConfigFromVars([]Var{{Name: "QUOTE_SIGNING_KEYS", Value: testQuoteKeys}})
 	if err != nil || cfg.QuoteKeys == nil {
 		t.Fatalf("the test key: %v", err)
 	}
@@ -245,7 +245,7 @@ func TestQuoteCheckRefused(t *testing.T) {
 func TestQuoteCheckKeyRotation(t *testing.T) {
 	oldCfg := testConfig()
 	id, _ := quoteID(t, testServer(t, oldCfg, bundledCatalog(t), nil), workedExample)
-	rotated, err := ConfigFromVars([]Header{{Name: "QUOTE_SIGNING_KEYS", Value: "2:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8," + testQuoteKeys}})
+	rotated, err := ConfigFromVars([]Var{{Name: "QUOTE_SIGNING_KEYS", Value: "2:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8," + testQuoteKeys}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestQuoteCheckKeyRotation(t *testing.T) {
 	if c.Status != "valid" || rotated.QuoteKeys.Verify(c.Quote.QuoteID, &q) != quotetoken.OK || q.KeyID != 2 {
 		t.Errorf("after rotation: %s, the new id's key %d", c.Status, q.KeyID)
 	}
-	retired, _ := ConfigFromVars([]Header{{Name: "QUOTE_SIGNING_KEYS", Value: "2:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8"}})
+	retired, _ := ConfigFromVars([]Var{{Name: "QUOTE_SIGNING_KEYS", Value: "2:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8"}})
 	if d := do(testServer(t, retired, bundledCatalog(t), nil), "GET", "/api/agent/quotes/"+id); d.Status != 400 || !strings.Contains(string(d.Body), "key") {
 		t.Errorf("the old key retired: %d %s", d.Status, d.Body)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
@@ -77,27 +78,27 @@ func (s *Server) fail(c *call, e *rental.Error) {
 	if c.req.Method == "HEAD" {
 		return
 	}
-	b := jsonw.Put(w.Body, `{"error":`)
+	b := bytebuf.Put(w.Body, `{"error":`)
 	b = jsonw.AppendJSONString(b, e.Message)
-	b = jsonw.Put(b, `,"code":"`)
-	b = jsonw.Put(b, e.DefaultCode())
-	b = jsonw.PutByte(b, '"')
+	b = bytebuf.Put(b, `,"code":"`)
+	b = bytebuf.Put(b, e.DefaultCode())
+	b = bytebuf.PutByte(b, '"')
 	if isParam(e.Param) {
 		b = jsonw.AppendMember(b, `,"param":`, text.Clean(e.Param))
 	}
 	if len(c.sugg) > 0 {
-		b = jsonw.Put(b, `,"suggestions":[`)
+		b = bytebuf.Put(b, `,"suggestions":[`)
 		for i := range c.sugg {
 			if i > 0 {
-				b = jsonw.PutByte(b, ',')
+				b = bytebuf.PutByte(b, ',')
 			}
 			b = jsonw.AppendMember(b, `{"url":`, text.BytesString(c.sugg[i].url))
 			b = jsonw.AppendMember(b, `,"reason":`, c.sugg[i].reason)
-			b = jsonw.PutByte(b, '}')
+			b = bytebuf.PutByte(b, '}')
 		}
-		b = jsonw.PutByte(b, ']')
+		b = bytebuf.PutByte(b, ']')
 	}
-	w.Body = jsonw.PutByte(b, '}')
+	w.Body = bytebuf.PutByte(b, '}')
 }
 
 // isParam reports whether an Error's Param names a parameter a client gave (not the
@@ -121,13 +122,13 @@ func (s *Server) tooMany(w *abi.Response, v limit.Verdict) {
 	w.SetHeader("access-control-expose-headers", exposed)
 	w.SetHeader("cache-control", "no-store")
 	w.SetHeaderInt("retry-after", v.Reset)
-	w.Body = jsonw.Put(w.Body, "Too many requests: the limit is ")
+	w.Body = bytebuf.Put(w.Body, "Too many requests: the limit is ")
 	w.Body = jsonw.AppendInt(w.Body, v.Limit)
-	w.Body = jsonw.Put(w.Body, " requests per ")
+	w.Body = bytebuf.Put(w.Body, " requests per ")
 	w.Body = jsonw.AppendInt(w.Body, s.cfg.RateWindowSeconds)
-	w.Body = jsonw.Put(w.Body, " seconds per client. Retry in ")
+	w.Body = bytebuf.Put(w.Body, " seconds per client. Retry in ")
 	w.Body = jsonw.AppendInt(w.Body, v.Reset)
-	w.Body = jsonw.Put(w.Body, " seconds.\n")
+	w.Body = bytebuf.Put(w.Body, " seconds.\n")
 }
 
 // preflight answers a CORS preflight: any origin may GET.
@@ -155,9 +156,9 @@ func (c *cached) set(body []byte) {
 
 // appendETag appends a strong ETag of body: its FNV-64a hash in hex, quoted.
 func appendETag(b, body []byte) []byte {
-	b = jsonw.PutByte(b, '"')
+	b = bytebuf.PutByte(b, '"')
 	b = text.AppendHex64(b, text.FNV64a(text.FNVOffset, text.BytesString(body)))
-	return jsonw.PutByte(b, '"')
+	return bytebuf.PutByte(b, '"')
 }
 
 // notModified reports whether If-None-Match matches etag (weak comparison, RFC 9110).
@@ -202,7 +203,7 @@ func (s *Server) static(req *abi.Request, w *abi.Response, body []byte, etag str
 	s.common(w, cacheStatic)
 	w.SetHeader("etag", etag)
 	w.Status = 200
-	w.Body = jsonw.PutBytes(w.Body, body)
+	w.Body = bytebuf.PutBytes(w.Body, body)
 }
 
 // notModifiedAnswer writes a 304: the headers of the 200 but no Content-Type, no body.

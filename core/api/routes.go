@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/rental"
@@ -214,14 +215,14 @@ func (s *Server) rateHeaders(w *abi.Response, v limit.Verdict) {
 		h.AddInt("x-ratelimit-limit", v.Limit)
 		h.AddInt("x-ratelimit-remaining", v.Remaining)
 		h.AddInt("x-ratelimit-reset", v.Reset)
-		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";q=`)
+		s.rateHeader = bytebuf.Put(s.rateHeader[:0], `"default";q=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Limit)
-		s.rateHeader = jsonw.Put(s.rateHeader, ";w=")
+		s.rateHeader = bytebuf.Put(s.rateHeader, ";w=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
 		h.Add("ratelimit-policy", s.rateHeader)
-		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";r=`)
+		s.rateHeader = bytebuf.Put(s.rateHeader[:0], `"default";r=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Remaining)
-		s.rateHeader = jsonw.Put(s.rateHeader, ";t=")
+		s.rateHeader = bytebuf.Put(s.rateHeader, ";t=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Reset)
 		h.Add("ratelimit", s.rateHeader)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -47,7 +48,7 @@ func (s *Server) getAvailability(c *call) *rental.Error {
 	}
 	// The booking link is the same for every offer up to the vehicle id: built once,
 	// with the member's name, so each offer copies it in one piece.
-	c.bookingLink = s.appendHandoffSearch(c, jsonw.Put(c.bookingLink[:0], `,"bookingUrl":"`), &sr)
+	c.bookingLink = s.appendHandoffSearch(c, bytebuf.Put(c.bookingLink[:0], `,"bookingUrl":"`), &sr)
 	// The page is written (and hashed) from c.offers cut to it; the whole list is
 	// given back to c.offers after, so that its buffer keeps its capacity.
 	all := c.offers
@@ -114,7 +115,7 @@ func (c *call) keepDateText(i int, d rental.Date, text string) {
 func (c *call) dateAt(buf []byte, n int, d rental.Date) int {
 	for i := range c.dateText {
 		if t := &c.dateText[i]; t.d == d && t.text[0] != 0 {
-			return jsonw.BytesAt(buf, n, t.text[:])
+			return bytebuf.BytesAt(buf, n, t.text[:])
 		}
 	}
 	return d.At(buf, n)
@@ -132,11 +133,11 @@ func (s *Server) writeOffers(c *call, b []byte) []byte {
 	if len(c.offers) > 0 { // the days and the route fee: the same in every offer of a search
 		o := &c.offers[0]
 		c.sharedDays, c.sharedRoute = o.Days, o.RouteCents
-		c.daysRental = jsonw.Put(jsonw.AppendInt(c.daysRental[:0], int64(o.Days)), `,"rentalFee":`)
-		c.daysRentalW, _ = jsonw.MakeShort(c.daysRental)
-		c.routeTotal = jsonw.Put(jsonw.AppendMoney(jsonw.Put(c.routeTotal[:0], `,"routeFee":`), o.RouteCents), `,"totalAmount":`)
+		c.daysRental = bytebuf.Put(jsonw.AppendInt(c.daysRental[:0], int64(o.Days)), `,"rentalFee":`)
+		c.daysRentalW, _ = bytebuf.MakeShort(c.daysRental)
+		c.routeTotal = bytebuf.Put(jsonw.AppendMoney(bytebuf.Put(c.routeTotal[:0], `,"routeFee":`), o.RouteCents), `,"totalAmount":`)
 	}
-	b = jsonw.Room(b, 2+len(c.offers)*(s.partsMax+len(c.bookingLink)+offerNumbers+s.optionsRoom(c))+16) // +16: jsonw.ShortAt's second word
+	b = bytebuf.Room(b, 2+len(c.offers)*(s.partsMax+len(c.bookingLink)+offerNumbers+s.optionsRoom(c))+16) // +16: bytebuf.ShortAt's second word
 	buf := b[:cap(b)]
 	n, written := s.offersAt(c, buf, len(b))
 	c.written = written
@@ -156,7 +157,7 @@ func (s *Server) offersAt(c *call, buf []byte, n int) (int, int) {
 	daysRental, routeTotal, bookingLink := c.daysRental, c.routeTotal, c.bookingLink
 	daysRentalW := c.daysRentalW
 	opts, withOptions := s.optionParts, c.withOptions
-	n = jsonw.ByteAt(buf, n, '[')
+	n = bytebuf.ByteAt(buf, n, '[')
 	written := len(offers)
 	for i := range offers {
 		o := &offers[i]
@@ -165,22 +166,22 @@ func (s *Server) offersAt(c *call, buf []byte, n int) (int, int) {
 				written = i
 				break
 			}
-			n = jsonw.ByteAt(buf, n, ',')
+			n = bytebuf.ByteAt(buf, n, ',')
 		}
 		vj := partsOf(parts, o)
-		n = jsonw.CopyAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
+		n = bytebuf.CopyAt(buf, n, vj.head) // {"vehicleId":N,"name":"...","rentalDailyRate":
 		n = jsonw.MoneyAt(buf, n, o.DailyRateCents)
-		n = jsonw.CopyAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
+		n = bytebuf.CopyAt(buf, n, vj.mid) // ,"imageUrl":"...","class":...,"berths":N,"transmission":"...","days":
 		if o.Days == sharedDays && o.RouteCents == sharedRoute {
 			// the search's days and route fee, written once (writeOffers): two copies
 			// instead of formatting both and writing three member names
-			n = jsonw.ShortOrBytesAt(buf, n, &daysRentalW, daysRental) // 16 bytes or fewer: two word stores
+			n = bytebuf.ShortOrBytesAt(buf, n, &daysRentalW, daysRental) // 16 bytes or fewer: two word stores
 			start := n
 			n = jsonw.MoneyAt(buf, n, o.RentalCents)
 			end := n
-			n = jsonw.CopyAt(buf, n, routeTotal)
+			n = bytebuf.CopyAt(buf, n, routeTotal)
 			if o.TotalCents == o.RentalCents { // no route fee: the rental fee's digits again
-				n = jsonw.BytesAt(buf, n, buf[start:end])
+				n = bytebuf.BytesAt(buf, n, buf[start:end])
 			} else {
 				n = jsonw.MoneyAt(buf, n, o.TotalCents)
 			}
@@ -188,45 +189,45 @@ func (s *Server) offersAt(c *call, buf []byte, n int) (int, int) {
 			n = jsonw.IntAt(buf, n, int64(o.Days))
 			n = feesAt(buf, n, o)
 		}
-		n = jsonw.CopyAt(buf, n, bookingLink)                  // ,"bookingUrl":"https://.../book?...&vehicle_id=
-		n = jsonw.ShortOrBytesAt(buf, n, &vj.idEndW, vj.idEnd) // N"}
+		n = bytebuf.CopyAt(buf, n, bookingLink)                  // ,"bookingUrl":"https://.../book?...&vehicle_id=
+		n = bytebuf.ShortOrBytesAt(buf, n, &vj.idEndW, vj.idEnd) // N"}
 		if withOptions {
 			n = optionsAt(buf, n-1, opts, o) // in place of the offer's closing brace
 		}
 	}
-	return jsonw.ByteAt(buf, n, ']'), written
+	return bytebuf.ByteAt(buf, n, ']'), written
 }
 
 // feesAt is appendFees with the cursor writers, for writeOffers.
 func feesAt(buf []byte, n int, o *rental.Offer) int {
-	n = jsonw.PutAt(buf, n, `,"rentalFee":`)
+	n = bytebuf.PutAt(buf, n, `,"rentalFee":`)
 	start := n
 	n = jsonw.MoneyAt(buf, n, o.RentalCents)
 	end := n
 	if o.RouteCents == 0 && o.TotalCents == o.RentalCents {
-		n = jsonw.PutAt(buf, n, `,"routeFee":0,"totalAmount":`)
-		return jsonw.BytesAt(buf, n, buf[start:end])
+		n = bytebuf.PutAt(buf, n, `,"routeFee":0,"totalAmount":`)
+		return bytebuf.BytesAt(buf, n, buf[start:end])
 	}
-	n = jsonw.PutAt(buf, n, `,"routeFee":`)
+	n = bytebuf.PutAt(buf, n, `,"routeFee":`)
 	n = jsonw.MoneyAt(buf, n, o.RouteCents)
-	n = jsonw.PutAt(buf, n, `,"totalAmount":`)
+	n = bytebuf.PutAt(buf, n, `,"totalAmount":`)
 	return jsonw.MoneyAt(buf, n, o.TotalCents)
 }
 
 // appendFees appends an offer's rentalFee, routeFee and totalAmount. Without a route
 // fee the total is the rental fee: its digits are copied, not formatted again.
 func appendFees(b []byte, o *rental.Offer) []byte {
-	b = jsonw.Put(b, `,"rentalFee":`)
+	b = bytebuf.Put(b, `,"rentalFee":`)
 	start := len(b)
 	b = jsonw.AppendMoney(b, o.RentalCents)
 	end := len(b)
 	if o.RouteCents == 0 && o.TotalCents == o.RentalCents {
-		b = jsonw.Put(b, `,"routeFee":0,"totalAmount":`)
-		return jsonw.PutBytes(b, b[start:end])
+		b = bytebuf.Put(b, `,"routeFee":0,"totalAmount":`)
+		return bytebuf.PutBytes(b, b[start:end])
 	}
-	b = jsonw.Put(b, `,"routeFee":`)
+	b = bytebuf.Put(b, `,"routeFee":`)
 	b = jsonw.AppendMoney(b, o.RouteCents)
-	b = jsonw.Put(b, `,"totalAmount":`)
+	b = bytebuf.Put(b, `,"totalAmount":`)
 	return jsonw.AppendMoney(b, o.TotalCents)
 }
 
@@ -234,9 +235,9 @@ func appendFees(b []byte, o *rental.Offer) []byte {
 // or 304 when the client has it.
 func (s *Server) answerSearch(c *call, h uint64) {
 	w := c.w
-	c.searchETag = jsonw.PutByte(c.searchETag[:0], '"')
+	c.searchETag = bytebuf.PutByte(c.searchETag[:0], '"')
 	c.searchETag = text.AppendHex64(c.searchETag, h)
-	c.searchETag = jsonw.PutByte(c.searchETag, '"')
+	c.searchETag = bytebuf.PutByte(c.searchETag, '"')
 	etag := text.BytesString(c.searchETag)
 	if notModified(c.req, etag) {
 		w.Body = w.Body[:0]
@@ -258,19 +259,27 @@ func (s *Server) answerSearch(c *call, h uint64) {
 // TestAvailabilityETagFollowsBody holds the converse over many searches.
 func (s *Server) offersHash(c *call) uint64 {
 	h := text.Hash64(s.offersSeed, text.BytesString(c.bookingLink))
-	h = text.Mix64(h, uint64(len(c.offers)))
+	h = mix64(h, uint64(len(c.offers)))
 	if c.withOptions {
-		h = text.Mix64(h, 1)
+		h = mix64(h, 1)
 	}
 	for i := range c.offers {
 		o := &c.offers[i]
-		h = text.Mix64(h, uint64(uint32(o.Index))|uint64(uint32(o.Days))<<32) // both below 2^31: an index into the vehicles, a hire's days
-		h = text.Mix64(h, uint64(o.DailyRateCents))
-		h = text.Mix64(h, uint64(o.RentalCents))
-		h = text.Mix64(h, uint64(o.RouteCents))
-		h = text.Mix64(h, uint64(o.TotalCents))
+		h = mix64(h, uint64(uint32(o.Index))|uint64(uint32(o.Days))<<32) // both below 2^31: an index into the vehicles, a hire's days
+		h = mix64(h, uint64(o.DailyRateCents))
+		h = mix64(h, uint64(o.RentalCents))
+		h = mix64(h, uint64(o.RouteCents))
+		h = mix64(h, uint64(o.TotalCents))
 	}
 	return text.Hash64(h, "")
+}
+
+// mix64 continues hash h over the word v (text.Hash64's step): for the ETags and page
+// tokens that hash what an answer is made of rather than its bytes. Finish with
+// text.Hash64(h, "").
+func mix64(h, v uint64) uint64 {
+	h = (h ^ v) * 0xBF58476D1CE4E5B9
+	return h ^ h>>31
 }
 
 // sortOffers orders offers (by vehicle id on entry) stably; sortNone keeps them.
@@ -316,28 +325,28 @@ func byBerths(a, b rental.Offer) int {
 // formats ids.
 type vehicleJSONParts struct {
 	head, mid []byte
-	idEnd     []byte      // the vehicle id and the end of the offer: N"}
-	idEndW    jsonw.Short // idEnd as words, for jsonw.ShortAt; empty (Len 0) when idEnd is longer than 16 bytes
-	cal       []byte      // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
-	short     []byte      // a calendar summary's entry up to totalAmount: {"vehicleId":N,"name":"..."
+	idEnd     []byte        // the vehicle id and the end of the offer: N"}
+	idEndW    bytebuf.Short // idEnd as words, for bytebuf.ShortAt; empty (Len 0) when idEnd is longer than 16 bytes
+	cal       []byte        // a calendar entry up to rentalFee: {"vehicleId":N,"name":...,"transmission":"..."
+	short     []byte        // a calendar summary's entry up to totalAmount: {"vehicleId":N,"name":"..."
 }
 
 func buildVehicleJSON(vs []rental.Vehicle) []vehicleJSONParts {
 	out := make([]vehicleJSONParts, len(vs))
 	for i := range vs {
 		v := &vs[i]
-		id := jsonw.AppendInt(jsonw.Put([]byte(nil), `{"vehicleId":`), v.ID)
-		id = jsonw.AppendJSONString(jsonw.Put(id, `,"name":`), v.Name)
-		h := jsonw.Put(jsonw.PutBytes([]byte(nil), id), `,"rentalDailyRate":`)
-		facts := jsonw.AppendJSONString(jsonw.Put([]byte(nil), `,"class":`), v.Class)
-		facts = jsonw.AppendInt(jsonw.Put(facts, `,"berths":`), int64(v.Berths))
-		facts = jsonw.AppendJSONString(jsonw.Put(facts, `,"transmission":`), v.Transmission)
-		m := jsonw.PutBytes(jsonw.AppendJSONString(jsonw.Put([]byte(nil), `,"imageUrl":`), v.ImageURL), facts)
-		m = jsonw.Put(m, `,"days":`)
-		idEnd := jsonw.Put(jsonw.AppendInt(nil, v.ID), `"}`)
-		idEndW, _ := jsonw.MakeShort(idEnd)
+		id := jsonw.AppendInt(bytebuf.Put([]byte(nil), `{"vehicleId":`), v.ID)
+		id = jsonw.AppendJSONString(bytebuf.Put(id, `,"name":`), v.Name)
+		h := bytebuf.Put(bytebuf.PutBytes([]byte(nil), id), `,"rentalDailyRate":`)
+		facts := jsonw.AppendJSONString(bytebuf.Put([]byte(nil), `,"class":`), v.Class)
+		facts = jsonw.AppendInt(bytebuf.Put(facts, `,"berths":`), int64(v.Berths))
+		facts = jsonw.AppendJSONString(bytebuf.Put(facts, `,"transmission":`), v.Transmission)
+		m := bytebuf.PutBytes(jsonw.AppendJSONString(bytebuf.Put([]byte(nil), `,"imageUrl":`), v.ImageURL), facts)
+		m = bytebuf.Put(m, `,"days":`)
+		idEnd := bytebuf.Put(jsonw.AppendInt(nil, v.ID), `"}`)
+		idEndW, _ := bytebuf.MakeShort(idEnd)
 		short := id[:len(id):len(id)] // cal appends to id: short keeps its own end
-		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: idEnd, idEndW: idEndW, cal: jsonw.PutBytes(id, facts), short: short}
+		out[i] = vehicleJSONParts{head: h, mid: m, idEnd: idEnd, idEndW: idEndW, cal: bytebuf.PutBytes(id, facts), short: short}
 	}
 	return out
 }
@@ -362,16 +371,16 @@ var noVehicleParts vehicleJSONParts
 
 // appendHandoffSearch appends the hand-off link up to and including "&vehicle_id=".
 func (s *Server) appendHandoffSearch(c *call, b []byte, sr *rental.Search) []byte {
-	b = jsonw.Put(b, s.cfg.WebURL)
-	b = c.appendSearchQuery(jsonw.Put(b, "/book?"), sr)
-	return jsonw.Put(b, "&vehicle_id=")
+	b = bytebuf.Put(b, s.cfg.WebURL)
+	b = c.appendSearchQuery(bytebuf.Put(b, "/book?"), sr)
+	return bytebuf.Put(b, "&vehicle_id=")
 }
 
 // appendSearchQuery appends the search's four parameters as a query (without "?"), in
 // the order the spec lists them: the hand-off links and the suggestions share it
 // (searchQueryAt after making room).
 func (c *call) appendSearchQuery(b []byte, sr *rental.Search) []byte {
-	b = jsonw.Room(b, searchQueryMax)
+	b = bytebuf.Room(b, searchQueryMax)
 	buf := b[:cap(b)]
 	return buf[:c.searchQueryAt(buf, len(b), sr)]
 }
@@ -382,12 +391,12 @@ const searchQueryMax = 65 + 2*jsonw.MaxInt + 2*rental.DateLen
 // searchQueryAt writes the search's query at buf[n:] with the cursor writers (at most
 // searchQueryMax bytes), its dates through dateAt.
 func (c *call) searchQueryAt(buf []byte, n int, sr *rental.Search) int {
-	n = jsonw.PutAt(buf, n, "pick_up_depot_id=")
+	n = bytebuf.PutAt(buf, n, "pick_up_depot_id=")
 	n = jsonw.IntAt(buf, n, sr.PickUpDepot)
-	n = jsonw.PutAt(buf, n, "&drop_off_depot_id=")
+	n = bytebuf.PutAt(buf, n, "&drop_off_depot_id=")
 	n = jsonw.IntAt(buf, n, sr.DropOffDepot)
-	n = jsonw.PutAt(buf, n, "&pick_up_date=")
+	n = bytebuf.PutAt(buf, n, "&pick_up_date=")
 	n = c.dateAt(buf, n, sr.PickUp)
-	n = jsonw.PutAt(buf, n, "&drop_off_date=")
+	n = bytebuf.PutAt(buf, n, "&drop_off_date=")
 	return c.dateAt(buf, n, sr.DropOff)
 }

@@ -15,6 +15,7 @@ package api
 
 import (
 	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/limit"
 	"github.com/campervan/agent-api/core/mcp"
@@ -77,7 +78,7 @@ type Server struct {
 		todaySec, expSec int64
 		today            rental.Date
 		todayOK, expOK   bool
-		exp              [2]jsonw.Short // the expiry's 20 bytes: the first 16, the last 4
+		exp              [2]bytebuf.Short // the expiry's 20 bytes: the first 16, the last 4
 	}
 
 	// The rental terms (terms.go): GET /terms (built on first use: most isolates never
@@ -131,7 +132,7 @@ type call struct {
 	// members around them (writeOffers): daysRental is N,"rentalFee": and routeTotal
 	// ,"routeFee":R,"totalAmount":.
 	daysRental, routeTotal []byte
-	daysRentalW            jsonw.Short // daysRental as words (jsonw.ShortAt); Len 0 when longer than 16 bytes
+	daysRentalW            bytebuf.Short // daysRental as words (bytebuf.ShortAt); Len 0 when longer than 16 bytes
 	sharedDays             int
 	sharedRoute            int64
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -54,7 +55,7 @@ func (c *call) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Dat
 		c.sugg = c.sugg[:len(c.sugg)+1]
 	}
 	g := &c.sugg[len(c.sugg)-1]
-	b := jsonw.Put(g.url[:0], c.op.Path)
+	b := bytebuf.Put(g.url[:0], c.op.Path)
 	sep := byte('?')
 	for i := 0; i < c.q.n; i++ {
 		p := &c.q.p[i]
@@ -64,7 +65,7 @@ func (c *call) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Dat
 		b = append(b, sep)
 		sep = '&'
 		b = appendQueryEscape(b, p.key)
-		b = jsonw.PutByte(b, '=')
+		b = bytebuf.PutByte(b, '=')
 		switch p.key {
 		case k1:
 			b = v1.AppendTo(b)
@@ -79,17 +80,17 @@ func (c *call) suggestParams(k1 string, v1 rental.Date, k2 string, v2 rental.Dat
 
 // appendSearchURL appends path?{the search}[&vehicle_id=]{the pass-through parameters}.
 func (c *call) appendSearchURL(b []byte, path string, sr *rental.Search, vehicle int64) []byte {
-	b = c.appendSearchQuery(jsonw.PutByte(jsonw.Put(b, path), '?'), sr)
+	b = c.appendSearchQuery(bytebuf.PutByte(bytebuf.Put(b, path), '?'), sr)
 	if vehicle != 0 {
-		b = jsonw.Put(b, "&vehicle_id=")
+		b = bytebuf.Put(b, "&vehicle_id=")
 		b = jsonw.AppendInt(b, vehicle)
 	}
 	for _, k := range passThrough {
 		for i := 0; i < c.q.n; i++ {
 			if p := &c.q.p[i]; p.key == k && p.val != "" {
-				b = jsonw.PutByte(b, '&')
-				b = jsonw.Put(b, k)
-				b = jsonw.PutByte(b, '=')
+				b = bytebuf.PutByte(b, '&')
+				b = bytebuf.Put(b, k)
+				b = bytebuf.PutByte(b, '=')
 				b = appendQueryEscape(b, p.val)
 			}
 		}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -71,9 +72,9 @@ func buildOptionParts(cat *rental.Catalog) ([][]optionPart, int) {
 		size := len(`,"insuranceOptions":[]}`)
 		for k := range plans {
 			p := &plans[k]
-			h := jsonw.AppendInt(jsonw.Put(nil, `{"id":`), p.ID)
-			h = jsonw.AppendJSONString(jsonw.Put(h, `,"name":`), p.Name)
-			h = jsonw.Put(appendPlanTerms(h, p), `,"cost":`)
+			h := jsonw.AppendInt(bytebuf.Put(nil, `{"id":`), p.ID)
+			h = jsonw.AppendJSONString(bytebuf.Put(h, `,"name":`), p.Name)
+			h = bytebuf.Put(appendPlanTerms(h, p), `,"cost":`)
 			parts[k] = optionPart{plan: p, head: h}
 			size += len(h) + len(optionTotal) + 2 + 2*jsonw.MaxMoney
 		}
@@ -99,28 +100,28 @@ const optionTotal = `,"totalAmount":`
 // returned). Each totalAmount is the quote's total for the vehicle with that plan and
 // no accessories (rental.OptionTotal).
 func optionsAt(buf []byte, n int, opts [][]optionPart, o *rental.Offer) int {
-	n = jsonw.PutAt(buf, n, `,"insuranceOptions":[`)
+	n = bytebuf.PutAt(buf, n, `,"insuranceOptions":[`)
 	if i := o.Index; i >= 0 && i < len(opts) {
 		for k := range opts[i] {
 			p := &opts[i][k]
 			if k > 0 {
-				n = jsonw.ByteAt(buf, n, ',')
+				n = bytebuf.ByteAt(buf, n, ',')
 			}
 			cost := rental.InsuranceCost(p.plan, o.Days)
-			n = jsonw.CopyAt(buf, n, p.head)
+			n = bytebuf.CopyAt(buf, n, p.head)
 			n = jsonw.MoneyAt(buf, n, cost)
-			n = jsonw.PutAt(buf, n, optionTotal)
+			n = bytebuf.PutAt(buf, n, optionTotal)
 			n = jsonw.MoneyAt(buf, n, rental.OptionTotal(o.TotalCents, cost))
-			n = jsonw.ByteAt(buf, n, '}')
+			n = bytebuf.ByteAt(buf, n, '}')
 		}
 	}
-	return jsonw.PutAt(buf, n, "]}")
+	return bytebuf.PutAt(buf, n, "]}")
 }
 
 // appendOptions appends offer o's insurance options after its fees (the calendar: the
 // entry's closing brace is written after).
 func (s *Server) appendOptions(b []byte, o *rental.Offer) []byte {
-	b = jsonw.Room(b, s.optionsMax)
+	b = bytebuf.Room(b, s.optionsMax)
 	buf := b[:cap(b)]
 	n := optionsAt(buf, len(b), s.optionParts, o)
 	return buf[:n-1] // without the brace optionsAt closes the offer with
@@ -132,35 +133,35 @@ const hireTermsMax = 128 + 3*jsonw.MaxMoney + jsonw.MaxInt +
 
 // termsAt writes a quote's terms member at buf[n:] (at most hireTermsMax bytes).
 func (s *Server) termsAt(buf []byte, n int, t *rental.HireTerms) int {
-	n = jsonw.PutAt(buf, n, `,"terms":{"excess":`)
+	n = bytebuf.PutAt(buf, n, `,"terms":{"excess":`)
 	n = jsonw.MoneyAt(buf, n, t.ExcessCents)
-	n = jsonw.PutAt(buf, n, `,"bond":`)
+	n = bytebuf.PutAt(buf, n, `,"bond":`)
 	n = jsonw.MoneyAt(buf, n, t.BondCents)
-	n = jsonw.PutAt(buf, n, `,"cancellation":[`)
+	n = bytebuf.PutAt(buf, n, `,"cancellation":[`)
 	for i := 0; i < t.NTiers && i < len(t.Tiers); i++ {
 		if i > 0 {
-			n = jsonw.ByteAt(buf, n, ',')
+			n = bytebuf.ByteAt(buf, n, ',')
 		}
-		n = jsonw.PutAt(buf, n, `{"until":"`)
+		n = bytebuf.PutAt(buf, n, `{"until":"`)
 		n = s.termDateAt(buf, n, t.Tiers[i].Until)
-		n = jsonw.PutAt(buf, n, `","fee":`)
+		n = bytebuf.PutAt(buf, n, `","fee":`)
 		n = jsonw.MoneyAt(buf, n, t.Tiers[i].FeeCents)
-		n = jsonw.ByteAt(buf, n, '}')
+		n = bytebuf.ByteAt(buf, n, '}')
 	}
-	n = jsonw.PutAt(buf, n, `],"payment":[`)
+	n = bytebuf.PutAt(buf, n, `],"payment":[`)
 	for i := 0; i < t.NPayments && i < len(t.Payments); i++ {
 		if i > 0 {
-			n = jsonw.ByteAt(buf, n, ',')
+			n = bytebuf.ByteAt(buf, n, ',')
 		}
-		n = jsonw.PutAt(buf, n, `{"due":"`)
+		n = bytebuf.PutAt(buf, n, `{"due":"`)
 		n = s.termDateAt(buf, n, t.Payments[i].Due)
-		n = jsonw.PutAt(buf, n, `","amount":`)
+		n = bytebuf.PutAt(buf, n, `","amount":`)
 		n = jsonw.MoneyAt(buf, n, t.Payments[i].AmountCents)
-		n = jsonw.ByteAt(buf, n, '}')
+		n = bytebuf.ByteAt(buf, n, '}')
 	}
-	n = jsonw.PutAt(buf, n, `],"minimumDriverAge":`)
+	n = bytebuf.PutAt(buf, n, `],"minimumDriverAge":`)
 	n = jsonw.IntAt(buf, n, int64(t.MinDriverAge))
-	return jsonw.ByteAt(buf, n, '}')
+	return bytebuf.ByteAt(buf, n, '}')
 }
 
 // maxDateTexts bounds the dates termDateAt keeps as text.
@@ -179,7 +180,7 @@ func (s *Server) termDateAt(buf []byte, n int, d rental.Date) int {
 		if p[0] == 0 {
 			d.At(p[:], 0)
 		}
-		return jsonw.BytesAt(buf, n, p[:])
+		return bytebuf.BytesAt(buf, n, p[:])
 	}
 	return d.At(buf, n)
 }
@@ -196,9 +197,9 @@ func (s *Server) makeDateTexts() {
 
 // appendPlanTerms appends an insurance plan's excess and bond (the insurance list).
 func appendPlanTerms(b []byte, p *rental.InsurancePlan) []byte {
-	b = jsonw.Put(b, `,"excess":`)
+	b = bytebuf.Put(b, `,"excess":`)
 	b = jsonw.AppendMoney(b, p.ExcessCents)
-	b = jsonw.Put(b, `,"bond":`)
+	b = bytebuf.Put(b, `,"bond":`)
 	return jsonw.AppendMoney(b, p.BondCents)
 }
 
@@ -217,7 +218,7 @@ func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
 			continue
 		}
 		if written > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		written++
 		b = putLit(b, `{"id":`)
@@ -228,22 +229,22 @@ func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
 		for ci, c := range classes {
 			if planOf(cat, id, ci) != nil {
 				if k > 0 {
-					b = jsonw.PutByte(b, ',')
+					b = bytebuf.PutByte(b, ',')
 				}
 				k++
 				b = jsonw.AppendJSONString(b, c)
 			}
 		}
-		b = jsonw.PutByte(b, ']')
+		b = bytebuf.PutByte(b, ']')
 		b = appendPlanTerms(b, plan)
 		b = putMember(b, `,"covers":`, plan.Covers)
 		b = putMember(b, `,"excludes":`, plan.Excludes)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
 	b = putLit(b, `],"cancellation":[`)
 	for i, r := range t.Cancellation {
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		b = putLit(b, `{"minDaysBefore":`)
 		b = jsonw.AppendInt(b, int64(r.MinDaysBefore))
@@ -251,7 +252,7 @@ func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
 		b = jsonw.AppendInt(b, r.PercentOfTotal)
 		b = putLit(b, `,"fixedFee":`)
 		b = jsonw.AppendMoney(b, r.FixedFeeCents)
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
 	b = putLit(b, `],"payment":{"depositPercent":`)
 	b = jsonw.AppendInt(b, t.Payment.DepositPercent)
@@ -262,22 +263,22 @@ func appendTermsDoc(b []byte, cat *rental.Catalog) []byte {
 	b = putLit(b, `},"drivers":{"minimumAge":[`)
 	for ci, c := range classes {
 		if ci > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		b = putMember(b, `{"vehicleClass":`, c)
 		b = putLit(b, `,"age":`)
 		if ci < len(t.MinimumAge) {
 			b = jsonw.AppendInt(b, int64(t.MinimumAge[ci]))
 		} else {
-			b = jsonw.PutByte(b, '0')
+			b = bytebuf.PutByte(b, '0')
 		}
-		b = jsonw.PutByte(b, '}')
+		b = bytebuf.PutByte(b, '}')
 	}
 	b = putMember(b, `],"licence":`, t.Licence)
 	b = putLit(b, `},"includes":[`)
 	for i, s := range t.Includes {
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
 		b = jsonw.AppendJSONString(b, s)
 	}
@@ -323,11 +324,11 @@ func (s *Server) optionsRoom(c *call) int {
 	return 0
 }
 
-// putLit and putMember are jsonw.Put and jsonw.AppendMember as calls: the GET /terms
+// putLit and putMember are bytebuf.Put and jsonw.AppendMember as calls: the GET /terms
 // document is rendered once per Server, and each inlined Put is ~50 bytes of module.
 //
 //go:noinline
-func putLit(b []byte, s string) []byte { return jsonw.Put(b, s) }
+func putLit(b []byte, s string) []byte { return bytebuf.Put(b, s) }
 
 //go:noinline
 func putMember(b []byte, raw, s string) []byte { return jsonw.AppendMember(b, raw, s) }

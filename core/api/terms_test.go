@@ -10,34 +10,35 @@ import (
 	"testing"
 
 	"github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/rental"
 )
 
 // appendHireTermsReference is termsAt with the appenders (TestQuoteAtRoom's reference).
 func appendHireTermsReference(b []byte, t *rental.HireTerms) []byte {
-	b = jsonw.Put(b, `,"terms":{"excess":`)
+	b = bytebuf.Put(b, `,"terms":{"excess":`)
 	b = jsonw.AppendMoney(b, t.ExcessCents)
-	b = jsonw.Put(b, `,"bond":`)
+	b = bytebuf.Put(b, `,"bond":`)
 	b = jsonw.AppendMoney(b, t.BondCents)
-	b = jsonw.Put(b, `,"cancellation":[`)
+	b = bytebuf.Put(b, `,"cancellation":[`)
 	for i := 0; i < t.NTiers; i++ {
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = t.Tiers[i].Until.AppendTo(jsonw.Put(b, `{"until":"`))
-		b = jsonw.PutByte(jsonw.AppendMoney(jsonw.Put(b, `","fee":`), t.Tiers[i].FeeCents), '}')
+		b = t.Tiers[i].Until.AppendTo(bytebuf.Put(b, `{"until":"`))
+		b = bytebuf.PutByte(jsonw.AppendMoney(bytebuf.Put(b, `","fee":`), t.Tiers[i].FeeCents), '}')
 	}
-	b = jsonw.Put(b, `],"payment":[`)
+	b = bytebuf.Put(b, `],"payment":[`)
 	for i := 0; i < t.NPayments; i++ {
 		if i > 0 {
-			b = jsonw.PutByte(b, ',')
+			b = bytebuf.PutByte(b, ',')
 		}
-		b = t.Payments[i].Due.AppendTo(jsonw.Put(b, `{"due":"`))
-		b = jsonw.PutByte(jsonw.AppendMoney(jsonw.Put(b, `","amount":`), t.Payments[i].AmountCents), '}')
+		b = t.Payments[i].Due.AppendTo(bytebuf.Put(b, `{"due":"`))
+		b = bytebuf.PutByte(jsonw.AppendMoney(bytebuf.Put(b, `","amount":`), t.Payments[i].AmountCents), '}')
 	}
-	b = jsonw.AppendInt(jsonw.Put(b, `],"minimumDriverAge":`), int64(t.MinDriverAge))
-	return jsonw.PutByte(b, '}')
+	b = jsonw.AppendInt(bytebuf.Put(b, `],"minimumDriverAge":`), int64(t.MinDriverAge))
+	return bytebuf.PutByte(b, '}')
 }
 
 // extremeTerms are a hire's terms at their largest: every tier and payment, amounts of

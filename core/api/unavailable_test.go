@@ -69,7 +69,7 @@ func check503(t *testing.T, d DecodedResponse, method, target, wantMsg string) {
 }
 
 func TestMaintenanceEveryRoute(t *testing.T) {
-	cfg, err := ConfigFromVars([]Header{{Name: "MAINTENANCE", Value: "true"}})
+	cfg, err := ConfigFromVars([]Var{{Name: "MAINTENANCE", Value: "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,27 +3,9 @@ package jsonw
 import (
 	"math/bits"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/text"
 )
-
-// The cursor writers, for the hot loops of an answer (a search's offers, a quote's
-// lines): the loop first makes room for all it will write (Room, the one call that may
-// allocate), then writes at an index into the buffer's whole capacity, each writer
-// returning the index after what it wrote.
-//
-// Why not the appenders: they may grow their buffer, so they may allocate, and under
-// TinyGo every function that may allocate, and every caller of one that holds a
-// pointer, pushes a frame on the collector's stack chain at each call (transform/gc.go
-// places frames by "may allocate", without liveness). They also return a slice, which
-// wasm gets back through memory. The frame and the result are loads and stores to
-// linear memory, each bounds-checked by workerd's V8. A cursor writer never allocates
-// and returns an int: TinyGo gives it no frame, nor a loop that only calls cursor
-// writers.
-//
-// A writer that outgrows its room panics (an index out of range, a trap the glue answers
-// with a 500 and a new instance); it never truncates. The callers size their room from
-// the lengths they write and the Max* bounds below; their tests render the largest
-// values.
 
 // MaxInt is the most bytes IntAt writes (math.MinInt64).
 const MaxInt = 20
@@ -31,103 +13,6 @@ const MaxInt = 20
 // MaxMoney is the most bytes MoneyAt writes: a sign, 17 digits of whole dollars and
 // ".dd" (math.MinInt64 cents).
 const MaxMoney = 21
-
-// PutAt writes s at buf[n:] and returns n + len(s): up to 16 bytes with at most two
-// overlapping word loads and stores, longer with copy (put.go says why).
-//
-//go:inline
-func PutAt(buf []byte, n int, s string) int { return putAt(buf, n, s) }
-
-// BytesAt writes p at buf[n:] and returns n + len(p); p may lie in buf before n. It is
-// PutAt for a byte slice, instantiated rather than called through BytesString: that
-// conversion may panic, which would give the wrapper a collector frame.
-//
-//go:inline
-func BytesAt(buf []byte, n int, p []byte) int { return putAt(buf, n, p) }
-
-// CopyAt writes p at buf[n:] with copy (memory.copy) and returns n + len(p): BytesAt
-// for pieces that are always longer than its word paths (a vehicle's parts, a booking
-// link), small enough to be inlined into the writer's loop where BytesAt, with its
-// cases, is a call.
-//
-//go:inline
-func CopyAt(buf []byte, n int, p []byte) int { return n + copy(buf[n:n+len(p)], p) }
-
-// Short is a piece of at most 16 bytes held as two little-endian words, for ShortAt:
-// a piece a loop writes many times (a vehicle's id and the end of its offer, the
-// search's days and the name after them), which BytesAt would copy through a call and
-// its cases by length.
-type Short struct {
-	w0, w1 uint64
-	n      int
-}
-
-// MakeShort returns p as a Short, and false (and an empty Short) when p is longer than
-// 16 bytes.
-func MakeShort(p []byte) (Short, bool) {
-	if len(p) > 16 {
-		return Short{}, false
-	}
-	var b [16]byte
-	copy(b[:], p)
-	return Short{w0: ld64(b[:], 0), w1: ld64(b[:], 8), n: len(p)}, true
-}
-
-// Len returns the length of s.
-func (s *Short) Len() int { return s.n }
-
-// ShortAt writes s at buf[n:] with two 8-byte stores and returns n + s.Len(). It
-// writes 16 bytes: buf must have 16 bytes of room at n, and what follows s there is
-// overwritten (the caller's room has 16 bytes to spare). The stores go through unsafe
-// (st64), so each is one store in every caller; MakeShort's words assume a
-// little-endian host, as the module and the tests' hosts are.
-//
-//go:inline
-func ShortAt(buf []byte, n int, s *Short) int {
-	d := buf[n : n+16 : n+16]
-	st64(d, s.w0)
-	st64(d[8:], s.w1)
-	return n + s.n
-}
-
-// ShortOrBytesAt writes p at buf[n:]: as ShortAt(s) when s holds p (MakeShort took
-// it: s.Len() == len(p)), else as BytesAt. The same room rule as ShortAt.
-//
-//go:inline
-func ShortOrBytesAt(buf []byte, n int, s *Short, p []byte) int {
-	if s.n == len(p) {
-		return ShortAt(buf, n, s)
-	}
-	return BytesAt(buf, n, p)
-}
-
-func putAt[S byteString](buf []byte, n int, s S) int {
-	m := len(s)
-	d := buf[n : n+m]
-	switch {
-	case m > 16:
-		copy(d, s)
-	case m >= 8:
-		t := d[m-8:] // every bounds check before the loads, so each word is one load and one store
-		w0, w1 := ld64(s, 0), ld64(s, m-8)
-		put64(d, w0)
-		put64(t, w1)
-	case m >= 4:
-		t := d[m-4:]
-		w0, w1 := ld32(s, 0), ld32(s, m-4)
-		put32(d, w0)
-		put32(t, w1)
-	case m > 0:
-		d[0], d[m>>1], d[m-1] = s[0], s[m>>1], s[m-1]
-	}
-	return n + m
-}
-
-// ByteAt writes c at buf[n] and returns n + 1.
-func ByteAt(buf []byte, n int, c byte) int {
-	buf[n] = c
-	return n + 1
-}
 
 // IntAt writes the decimal form of v at buf[n:] (at most MaxInt bytes) and returns the
 // index after it.
@@ -153,7 +38,7 @@ func int64At(buf []byte, n int, v int64) int {
 		buf[n] = '-'
 		n++
 		if v == -v { // math.MinInt64
-			return PutAt(buf, n, "9223372036854775808")
+			return bytebuf.PutAt(buf, n, "9223372036854775808")
 		}
 		v = -v
 	}
@@ -182,20 +67,20 @@ func uint32At(buf []byte, n int, v uint32) int {
 		return n + 1
 	case v < 100:
 		d := buf[n : n+2]
-		put16(d, ld16(digitPairs, 2*v))
+		bytebuf.Store16(d, bytebuf.Load16(digitPairs, 2*v))
 		return n + 2
 	case v < 1000:
 		q := v / 100
 		d := buf[n : n+3]
-		w := ld16(digitPairs, 2*(v-q*100))
+		w := bytebuf.Load16(digitPairs, 2*(v-q*100))
 		d[0] = byte('0' + q)
-		put16(d[1:3], w)
+		bytebuf.Store16(d[1:3], w)
 		return n + 3
 	case v < 10000:
 		q := v / 100
 		d := buf[n : n+4]
-		w := ld16(digitPairs, 2*q) | ld16(digitPairs, 2*(v-q*100))<<16
-		put32(d, w)
+		w := bytebuf.Load16(digitPairs, 2*q) | bytebuf.Load16(digitPairs, 2*(v-q*100))<<16
+		bytebuf.Store32(d, w)
 		return n + 4
 	}
 	d := 5
@@ -207,11 +92,11 @@ func uint32At(buf []byte, n int, v uint32) int {
 	for v >= 100 {
 		q := v / 100
 		i -= 2
-		put16(out[i:i+2], ld16(digitPairs, 2*(v-q*100)))
+		bytebuf.Store16(out[i:i+2], bytebuf.Load16(digitPairs, 2*(v-q*100)))
 		v = q
 	}
 	if v >= 10 {
-		put16(out[:2], ld16(digitPairs, 2*v))
+		bytebuf.Store16(out[:2], bytebuf.Load16(digitPairs, 2*v))
 	} else {
 		out[0] = byte('0' + v)
 	}
@@ -234,7 +119,7 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 func MoneyAt(buf []byte, n int, cents int64) int {
 	if uint64(cents) < 1_000_000 && n >= 0 && len(buf)-n >= 8 {
 		w, m := moneyWord(uint32(cents))
-		put64(buf[n:n+8], w)
+		bytebuf.Store64(buf[n:n+8], w)
 		return n + m
 	}
 	return moneyAt(buf, n, cents)
@@ -279,7 +164,7 @@ func moneyAt(buf []byte, n int, cents int64) int {
 		buf[n] = '-'
 		n++
 		if cents == -cents { // math.MinInt64: its whole dollars and cents, apart
-			return PutAt(buf, n, "92233720368547758.08")
+			return bytebuf.PutAt(buf, n, "92233720368547758.08")
 		}
 		cents = -cents
 	}
@@ -295,14 +180,14 @@ func moneyAt(buf []byte, n int, cents int64) int {
 	if frac == 0 {
 		return n
 	}
-	dot := '.' | ld16(digitPairs, 2*frac)<<8 // the point and the two digits
+	dot := '.' | bytebuf.Load16(digitPairs, 2*frac)<<8 // the point and the two digits
 	if frac%10 != 0 {
 		d := buf[n : n+3]
-		put16(d[0:2], dot)
+		bytebuf.Store16(d[0:2], dot)
 		d[2] = byte(dot >> 16)
 		return n + 3
 	}
-	put16(buf[n:n+2], dot)
+	bytebuf.Store16(buf[n:n+2], dot)
 	return n + 2
 }
 
@@ -321,21 +206,21 @@ func JSONStringAt(buf []byte, n int, s string) int {
 		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 			continue
 		}
-		n = PutAt(buf, n, s[start:i])
+		n = bytebuf.PutAt(buf, n, s[start:i])
 		switch c {
 		case '"', '\\':
-			n = ByteAt(buf, ByteAt(buf, n, '\\'), c)
+			n = bytebuf.ByteAt(buf, bytebuf.ByteAt(buf, n, '\\'), c)
 		case '\n':
-			n = PutAt(buf, n, `\n`)
+			n = bytebuf.PutAt(buf, n, `\n`)
 		case '\r':
-			n = PutAt(buf, n, `\r`)
+			n = bytebuf.PutAt(buf, n, `\r`)
 		case '\t':
-			n = PutAt(buf, n, `\t`)
+			n = bytebuf.PutAt(buf, n, `\t`)
 		default: // control characters and <, >, & (safe to embed in HTML)
-			n = PutAt(buf, n, `\u00`)
-			n = ByteAt(buf, ByteAt(buf, n, text.HexDigits[c>>4]), text.HexDigits[c&0xf])
+			n = bytebuf.PutAt(buf, n, `\u00`)
+			n = bytebuf.ByteAt(buf, bytebuf.ByteAt(buf, n, text.HexDigits[c>>4]), text.HexDigits[c&0xf])
 		}
 		start = i + 1
 	}
-	return ByteAt(buf, PutAt(buf, n, s[start:]), '"')
+	return bytebuf.ByteAt(buf, bytebuf.PutAt(buf, n, s[start:]), '"')
 }

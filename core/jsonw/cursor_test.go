@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/shopspring/decimal"
 )
 
@@ -62,46 +63,9 @@ func TestMoneyWord(t *testing.T) {
 	var b [8]byte
 	for c := uint32(0); c < 1_000_000; c++ {
 		w, n := moneyWord(c)
-		put64(b[:], w)
+		bytebuf.Store64(b[:], w)
 		if want := decimal.New(int64(c), -2).String(); string(b[:n]) != want {
 			t.Fatalf("moneyWord(%d) = %q, want %q", c, b[:n], want)
-		}
-	}
-}
-
-// TestShortAt: MakeShort takes 0 to 16 bytes and refuses 17; ShortAt writes the piece
-// whole, leaves the bytes before n, and panics with less than 16 bytes of room.
-func TestShortAt(t *testing.T) {
-	src := []byte("0123456789abcdefg")
-	for m := 0; m <= 16; m++ {
-		s, ok := MakeShort(src[:m])
-		if !ok || s.Len() != m {
-			t.Fatalf("MakeShort of %d bytes: ok %v, Len %d", m, ok, s.Len())
-		}
-		if got := exact(t, 16, func(buf []byte, n int) int { return ShortAt(buf, n, &s) }); got != string(src[:m]) {
-			t.Fatalf("ShortAt of %q wrote %q", src[:m], got)
-		}
-	}
-	if s, ok := MakeShort(src); ok || s.Len() != 0 {
-		t.Fatalf("MakeShort of 17 bytes: ok %v, Len %d", ok, s.Len())
-	}
-	s, _ := MakeShort([]byte("12"))
-	defer func() {
-		if recover() == nil {
-			t.Fatal("ShortAt with 15 bytes of room did not panic")
-		}
-	}()
-	ShortAt(make([]byte, 18), 3, &s)
-}
-
-// TestShortOrBytesAt: the Short when it holds the piece (0 to 16 bytes), the bytes
-// themselves when MakeShort refused them (17 and more).
-func TestShortOrBytesAt(t *testing.T) {
-	src := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
-	for m := 0; m <= len(src); m++ {
-		s, _ := MakeShort(src[:m])
-		if got := exact(t, max(m, 16), func(buf []byte, n int) int { return ShortOrBytesAt(buf, n, &s, src[:m]) }); got != string(src[:m]) {
-			t.Fatalf("ShortOrBytesAt of %q wrote %q", src[:m], got)
 		}
 	}
 }
@@ -133,39 +97,16 @@ func TestIntAtMatchesStrconv(t *testing.T) {
 	}
 }
 
-// TestPutAtEveryLength: each of PutAt's paths (0-3, 4-7, 8-16, longer) writes exactly
-// s, CopyAt too, and BytesAt copies from earlier in the same buffer.
-func TestPutAtEveryLength(t *testing.T) {
-	src := "0123456789abcdefghijklmnopqrstuvwxyz!"
-	for m := 0; m <= len(src); m++ {
-		s := src[:m]
-		if got := exact(t, m, func(buf []byte, n int) int { return PutAt(buf, n, s) }); got != s {
-			t.Fatalf("PutAt(%q) wrote %q", s, got)
-		}
-		if got := exact(t, m, func(buf []byte, n int) int { return CopyAt(buf, n, []byte(s)) }); got != s {
-			t.Fatalf("CopyAt(%q) wrote %q", s, got)
-		}
-		buf := make([]byte, 2*m+1)
-		copy(buf, s)
-		if n := BytesAt(buf, m, buf[:m]); n != 2*m || string(buf[m:n]) != s {
-			t.Fatalf("BytesAt of the buffer's own first %d bytes wrote %q", m, buf[m:n])
-		}
-	}
-	if got := exact(t, 1, func(buf []byte, n int) int { return ByteAt(buf, n, 'x') }); got != "x" {
-		t.Fatalf("ByteAt wrote %q", got)
-	}
-}
-
 // TestCursorNeverTruncates: a writer without room panics instead of writing part.
 func TestCursorNeverTruncates(t *testing.T) {
 	for name, write := range map[string]func(buf []byte, n int) int{
-		"PutAt":   func(buf []byte, n int) int { return PutAt(buf, n, strings.Repeat("x", 20)) },
-		"PutAt 5": func(buf []byte, n int) int { return PutAt(buf, n, "12345") },
+		"PutAt":   func(buf []byte, n int) int { return bytebuf.PutAt(buf, n, strings.Repeat("x", 20)) },
+		"PutAt 5": func(buf []byte, n int) int { return bytebuf.PutAt(buf, n, "12345") },
 		"IntAt":   func(buf []byte, n int) int { return IntAt(buf, n, 1234567) },
 		"IntAt64": func(buf []byte, n int) int { return IntAt(buf, n, math.MinInt64) },
 		"MoneyAt": func(buf []byte, n int) int { return MoneyAt(buf, n, 123456) },
-		"ByteAt":  func(buf []byte, n int) int { return ByteAt(buf, n, 'x') },
-		"CopyAt":  func(buf []byte, n int) int { return CopyAt(buf, n, []byte(strings.Repeat("x", 20))) },
+		"ByteAt":  func(buf []byte, n int) int { return bytebuf.ByteAt(buf, n, 'x') },
+		"CopyAt":  func(buf []byte, n int) int { return bytebuf.CopyAt(buf, n, []byte(strings.Repeat("x", 20))) },
 	} {
 		func() {
 			defer func() {
@@ -176,19 +117,6 @@ func TestCursorNeverTruncates(t *testing.T) {
 			full := write(make([]byte, 64), 0)
 			write(make([]byte, full-1), 0)
 		}()
-	}
-}
-
-// TestRoom: Room leaves b's bytes and grows only when the room is short.
-func TestRoom(t *testing.T) {
-	b := make([]byte, 3, 10)
-	copy(b, "abc")
-	if r := Room(b, 7); &r[0] != &b[0] || len(r) != 3 {
-		t.Fatalf("Room with enough room moved or resized b")
-	}
-	r := Room(b, 8)
-	if len(r) != 3 || cap(r)-len(r) < 8 || string(r) != "abc" {
-		t.Fatalf("Room(b, 8) = len %d cap %d %q", len(r), cap(r), r)
 	}
 }
 

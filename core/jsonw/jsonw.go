@@ -1,6 +1,14 @@
+// Package jsonw writes the JSON of answers: appenders (AppendJSONString, AppendMember,
+// AppendInt, AppendMoney), which grow their buffer when it is short, and cursor
+// writers (JSONStringAt, IntAt, MoneyAt), which write at an index into room made
+// beforehand and never allocate. The byte-buffer primitives under them (Put, PutAt,
+// Room, ...) are package bytebuf's. Money stays int64 cents until it is written here.
 package jsonw
 
-import "github.com/campervan/agent-api/core/text"
+import (
+	"github.com/campervan/agent-api/core/bytebuf"
+	"github.com/campervan/agent-api/core/text"
+)
 
 // The appenders are hand-written: under TinyGo, encoding/json uses reflection (large
 // and slow), and strconv.AppendInt and AppendQuote allocate on every call. Every one
@@ -11,14 +19,14 @@ import "github.com/campervan/agent-api/core/text"
 // snapshot or from the API's own messages, and client input is cleaned by text.Clean
 // first.
 func AppendJSONString(b []byte, s string) []byte {
-	b = PutByte(b, '"')
+	b = bytebuf.PutByte(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 			continue
 		}
-		b = Put(b, s[start:i])
+		b = bytebuf.Put(b, s[start:i])
 		switch c {
 		case '"':
 			b = append(b, '\\', '"')
@@ -35,11 +43,11 @@ func AppendJSONString(b []byte, s string) []byte {
 		}
 		start = i + 1
 	}
-	return PutByte(Put(b, s[start:]), '"')
+	return bytebuf.PutByte(bytebuf.Put(b, s[start:]), '"')
 }
 
 // AppendMember appends raw JSON text (such as `,"name":`) and s as a JSON string.
-func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(Put(b, raw), s) }
+func AppendMember(b []byte, raw, s string) []byte { return AppendJSONString(bytebuf.Put(b, raw), s) }
 
 // AppendInt appends the decimal form of n. Values that fit 32 bits (all ids, counts,
 // days and most amounts) take a path of 32-bit divisions, two digits at a time, which
@@ -48,14 +56,12 @@ func AppendInt(b []byte, n int64) []byte {
 	if n >= 0 && n <= 1<<32-1 {
 		return appendUint32(b, uint32(n))
 	}
-	b = Room(b, MaxInt)
+	b = bytebuf.Room(b, MaxInt)
 	return b[:int64At(b[:cap(b)], len(b), n)]
 }
 
 func appendUint32(b []byte, n uint32) []byte {
-	if cap(b)-len(b) < 10 {
-		b = grow(b, 10)
-	}
+	b = bytebuf.Room(b, 10)
 	return b[:uint32At(b[:cap(b)], len(b), n)]
 }
 
@@ -66,9 +72,9 @@ func appendUint32(b []byte, n uint32) []byte {
 // decimal arithmetic, never float64.
 func AppendMoney(b []byte, cents int64) []byte {
 	if cents < 0 {
-		b = PutByte(b, '-')
+		b = bytebuf.PutByte(b, '-')
 		if cents == -cents { // math.MinInt64: its whole dollars and cents, apart
-			return Put(b, "92233720368547758.08")
+			return bytebuf.Put(b, "92233720368547758.08")
 		}
 		cents = -cents
 	}
@@ -77,10 +83,10 @@ func AppendMoney(b []byte, cents int64) []byte {
 	if frac == 0 {
 		return b
 	}
-	b = PutByte(b, '.')
-	b = PutByte(b, byte('0'+frac/10))
+	b = bytebuf.PutByte(b, '.')
+	b = bytebuf.PutByte(b, byte('0'+frac/10))
 	if frac%10 != 0 {
-		b = PutByte(b, byte('0'+frac%10))
+		b = bytebuf.PutByte(b, byte('0'+frac%10))
 	}
 	return b
 }

@@ -86,3 +86,18 @@ func TestAppendIntMatchesStrconv(t *testing.T) {
 		check(-(r.Int63() >> uint(r.Intn(63))))
 	}
 }
+
+// TestAppendIntInPlace: the digits written in place into a buffer with room equal
+// strconv's, at every digit count of 32 bits and around every power of ten.
+func TestAppendIntInPlace(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	for p := int64(1); p <= 1<<33; p *= 10 {
+		for _, n := range []int64{p - 1, p, p + 1, 2*p - 1, 9 * p, 1<<32 - 1, 1 << 32} {
+			buf = append(buf[:0], '[')
+			got := AppendInt(buf, n)
+			if want := "[" + strconv.FormatInt(n, 10); string(got) != want {
+				t.Fatalf("AppendInt([, %d) = %q, want %q", n, got, want)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/text"
 )
@@ -699,7 +700,7 @@ func (l *Limiter) KVPending(dst []byte, nowMs int64) []byte {
 
 // appendField appends s as a string of the KV operation lists: u32 length + bytes.
 func appendField(dst []byte, s string) []byte {
-	return jsonw.Put(jsonw.PutU32(dst, uint32(len(s))), s)
+	return bytebuf.Put(bytebuf.PutU32(dst, uint32(len(s))), s)
 }
 
 // readU32 reads the u32 at off; it returns the value, the offset after it, and false

@@ -394,7 +394,7 @@ func (c *Catalog) offers(sc *searchCtx, f *Filter, dst []Offer) []Offer {
 			continue
 		}
 		// Written in place once dst has room (it is kept between requests): under TinyGo
-		// an append is a call whose copy V8 runs as a call out to C (jsonw.Put).
+		// an append is a call whose copy V8 runs as a call out to C (bytebuf.Put).
 		n := len(dst)
 		if n == cap(dst) {
 			dst = append(dst, Offer{})

@@ -1,6 +1,9 @@
 package rental
 
-import "github.com/campervan/agent-api/core/text"
+import (
+	"github.com/campervan/agent-api/core/bytebuf"
+	"github.com/campervan/agent-api/core/text"
+)
 
 // Civil dates without time zones. A Date counts days since 1970-01-01; the
 // conversions use Howard Hinnant's days-from-civil algorithms, so they need no
@@ -33,7 +36,7 @@ func ParseDate(s string) (Date, bool) {
 		dashesM = 0xff0000ff00000000 // s[4] and s[7]
 		dashes  = 0x2d00002d00000000
 	)
-	x := text.Load64(s, 0)
+	x := bytebuf.Load64(s, 0)
 	dd := uint32(s[8]) | uint32(s[9])<<8
 	if x&dashesM != dashes || x&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||
 		(x+0x06*ones)&(0xf0*ones)&digitsM != 0x30*ones&digitsM ||

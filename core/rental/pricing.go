@@ -1,6 +1,9 @@
 package rental
 
-import "github.com/campervan/agent-api/core/text"
+import (
+	"github.com/campervan/agent-api/core/bytebuf"
+	"github.com/campervan/agent-api/core/text"
+)
 
 // Pricing rules (docs/pricing.md explains them to users):
 //   - rentalFee: the sum over every hire day of that day's season rate.
@@ -181,7 +184,7 @@ func (c *Catalog) pickAccessories(q *QuoteRequest, offered []Accessory, v *Vehic
 		if j >= 0 {
 			lines[j].Quantity += p.Quantity
 		} else {
-			lines = text.Push(lines, QuotedAccessory{Accessory: a, Quantity: p.Quantity})
+			lines = bytebuf.Push(lines, QuotedAccessory{Accessory: a, Quantity: p.Quantity})
 		}
 	}
 	dst.Accessories = lines

@@ -75,23 +75,6 @@ func IndexByte(s string, c byte) int {
 	return -1
 }
 
-// Load64 returns the eight bytes of s from i as a little-endian word: one load.
-func Load64(s string, i int) uint64 { return ld64(s, i) }
-
-// Push appends v to s in place when s has room, and through append otherwise: under
-// TinyGo every append is a call to runtime.sliceAppend, and the slices a request fills
-// are kept between requests with room to spare.
-//
-//go:inline
-func Push[T any](s []T, v T) []T {
-	if n := len(s); n < cap(s) {
-		s = s[:n+1]
-		s[n] = v
-		return s
-	}
-	return append(s, v)
-}
-
 // ld64 and ld32 read the little-endian word of s at i (one load once compiled). The
 // inline directive (TinyGo) makes them part of their callers: at -opt s they would
 // stay calls.

@@ -61,23 +61,3 @@ func TestIndexByte(t *testing.T) {
 		}
 	}
 }
-
-// TestPush: Push is append, in place while the slice has room.
-func TestPush(t *testing.T) {
-	s := make([]int, 0, 2)
-	s = Push(s, 1)
-	s = Push(s, 2)
-	if len(s) != 2 || cap(s) != 2 || s[0] != 1 || s[1] != 2 {
-		t.Fatalf("Push into room: %v (cap %d), want [1 2] in the same array", s, cap(s))
-	}
-	full := s
-	s = Push(s, 3)
-	if len(s) != 3 || s[2] != 3 || &s[0] == &full[0] {
-		t.Fatalf("Push past cap: %v, want [1 2 3] in a new array", s)
-	}
-	kept := s[:1]
-	kept = Push(kept, 9) // room: overwrites s[1], as append would
-	if s[1] != 9 || kept[1] != 9 {
-		t.Fatalf("Push into a shorter view of s: s %v, kept %v, want s[1] = 9 as append gives", s, kept)
-	}
-}

@@ -50,13 +50,6 @@ func Hash64(h uint64, s string) uint64 {
 	return h ^ h>>32
 }
 
-// Mix64 continues hash h over the word v (Hash64's step): for hashes of what an answer
-// is made of rather than of its bytes. Finish with Hash64(h, "").
-func Mix64(h, v uint64) uint64 {
-	h = (h ^ v) * 0xBF58476D1CE4E5B9
-	return h ^ h>>31
-}
-
 // AppendHex64 appends v as 16 lower-case hexadecimal digits, eight at a time: each
 // eight made in one 64-bit word (hexWord) and stored as one.
 func AppendHex64(b []byte, v uint64) []byte {
