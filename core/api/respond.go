@@ -51,8 +51,6 @@ func ErrorStatus(k rental.Kind) int {
 		return 400
 	case rental.KindNotFound:
 		return 404
-	case rental.KindMethod:
-		return 405
 	case rental.KindUnavailable:
 		return 503
 	}
@@ -66,25 +64,44 @@ var errInternal = &rental.Error{Kind: rental.KindInternal, Message: "internal er
 // fail writes e as the Error body with the status of its kind, and the suggestions c
 // gathered. An internal error is logged, and the body says only that there was one.
 func (s *Server) fail(c *call, e *rental.Error) {
-	w := c.w
 	if e.Kind == rental.KindInternal && e != errInternal {
 		if s.logf != nil {
 			s.logf(string(jsonw.AppendJSONString([]byte(`{"level":"error","msg":`), "internal error: "+e.Message)) + "}")
 		}
 		e = errInternal
 	}
-	w.Status = ErrorStatus(e.Kind)
+	s.errorAnswer(c, ErrorStatus(e.Kind), e.DefaultCode(), e.Param, e.Message)
+}
+
+// codeMethodNotAllowed is the code of the API's own 405, beside the domain's codes
+// (rental's Code constants); the 429's is tooMany's.
+const codeMethodNotAllowed = "method_not_allowed"
+
+// notAllowed answers 405 to a method the route does not answer, with the methods it
+// does (allow) and why (msg, which names the method).
+//
+//go:noinline
+func (s *Server) notAllowed(c *call, allow, msg string) {
+	c.w.SetHeader("allow", allow)
+	s.errorAnswer(c, 405, codeMethodNotAllowed, "method", msg)
+}
+
+// errorAnswer writes an Error body (message msg, code, the parameter concerned) with
+// status, and the suggestions c gathered.
+func (s *Server) errorAnswer(c *call, status int, code, param, msg string) {
+	w := c.w
+	w.Status = status
 	s.common(w, cacheNone)
 	if c.req.Method == "HEAD" {
 		return
 	}
 	b := bytebuf.Put(w.Body, `{"error":`)
-	b = jsonw.AppendJSONString(b, e.Message)
+	b = jsonw.AppendJSONString(b, msg)
 	b = bytebuf.Put(b, `,"code":"`)
-	b = bytebuf.Put(b, e.DefaultCode())
+	b = bytebuf.Put(b, code)
 	b = bytebuf.PutByte(b, '"')
-	if isParam(e.Param) {
-		b = jsonw.AppendMember(b, `,"param":`, text.Clean(e.Param))
+	if isParam(param) {
+		b = jsonw.AppendMember(b, `,"param":`, text.Clean(param))
 	}
 	if len(c.sugg) > 0 {
 		b = bytebuf.Put(b, `,"suggestions":[`)
@@ -111,7 +128,8 @@ func isParam(p string) bool {
 	return true
 }
 
-// tooMany writes the 429: text/plain, as the spec says.
+// tooMany writes the 429: text/plain, as the spec says. Its code, rate_limited, is
+// documented in the OpenAPI Error schema and never written.
 //
 //go:noinline
 func (s *Server) tooMany(w *abi.Response, v limit.Verdict) {

@@ -176,14 +176,12 @@ func (s *Server) uncounted(c *call, route string, inAPI bool) {
 		if in, out := c.mcpExchange(); s.mcp.Preflight(in, out) {
 			c.mcpSend()
 		} else {
-			w.SetHeader("allow", "POST")
-			s.fail(c, &rental.Error{Kind: rental.KindMethod, Code: rental.CodeMethodNotAllowed, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)"})
+			s.notAllowed(c, "POST", "method "+text.Clean(req.Method)+" is not allowed on the MCP endpoint: POST each JSON-RPC message (MCP streamable HTTP with JSON responses; this server opens no SSE stream)")
 		}
 	case req.Method == "OPTIONS":
 		s.preflight(req, w)
 	default:
-		w.SetHeader("allow", "GET, HEAD, OPTIONS")
-		s.fail(c, &rental.Error{Kind: rental.KindMethod, Param: "method", Message: "method " + text.Clean(req.Method) + " is not allowed; this API is read-only and answers GET, HEAD and OPTIONS"})
+		s.notAllowed(c, "GET, HEAD, OPTIONS", "method "+text.Clean(req.Method)+" is not allowed; this API is read-only and answers GET, HEAD and OPTIONS")
 	}
 }
 

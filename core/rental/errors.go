@@ -8,8 +8,6 @@ const (
 	KindInvalid Kind = iota + 1
 	// KindNotFound is a resource or an offer that does not exist.
 	KindNotFound
-	// KindMethod is a way of asking the operation does not allow (the method).
-	KindMethod
 	// KindUnavailable is maintenance or data that could not be loaded.
 	KindUnavailable
 	// KindInternal is a bug; its message is never shown to clients.
@@ -18,6 +16,7 @@ const (
 
 // The machine codes of errors (the "code" member of an error body). They are a stable,
 // documented list (README, openapi.json's Error schema): a client may branch on them.
+// The API adds its own refusals' (a method, the rate limit: core/api/respond.go).
 const (
 	CodeMissingParameter  = "missing_parameter"  // a required parameter is absent (or empty)
 	CodeInvalidParameter  = "invalid_parameter"  // a value of the wrong form or out of range
@@ -38,13 +37,11 @@ const (
 	CodeNotBasedHere      = "not_based_here" // the vehicle has no fleet at the pick-up depot
 	CodeMinHire           = "min_hire"       // shorter than the vehicle's season minimum
 	CodeBookedOut         = "booked_out"
-	CodeDriverTooYoung    = "driver_too_young"   // the vehicle's class needs an older driver (404 of a quote)
-	CodeNotFound          = "not_found"          // no such path
-	CodeMethodNotAllowed  = "method_not_allowed" // 405
-	CodeUnavailable       = "unavailable"        // 503: maintenance, data not loaded
-	CodeInternal          = "internal"           // 500 (a bug; logged)
-	CodeRateLimited       = "rate_limited"       // the 429 (text/plain: documented, not in a body)
-	CodePageExpired       = "page_expired"       // a page token of another search or an older inventory
+	CodeDriverTooYoung    = "driver_too_young" // the vehicle's class needs an older driver
+	CodeNotFound          = "not_found"        // no such path
+	CodeUnavailable       = "unavailable"      // maintenance, data not loaded
+	CodeInternal          = "internal"         // a bug (logged)
+	CodePageExpired       = "page_expired"     // a page token of another search or an older inventory
 )
 
 // Error is the one error type of the API: a kind, a machine code, the parameter it
@@ -69,8 +66,6 @@ func (e *Error) DefaultCode() string {
 		return CodeInvalidParameter
 	case KindNotFound:
 		return CodeNotFound
-	case KindMethod:
-		return CodeMethodNotAllowed
 	case KindUnavailable:
 		return CodeUnavailable
 	}

@@ -460,4 +460,4 @@ func FuzzQuote(f *testing.F) {
 
 // goldenStatus is the HTTP status the API answers each kind with (api.ErrorStatus), as
 // the golden files record it.
-var goldenStatus = map[Kind]int{KindInvalid: 400, KindNotFound: 404, KindMethod: 405, KindUnavailable: 503, KindInternal: 500}
+var goldenStatus = map[Kind]int{KindInvalid: 400, KindNotFound: 404, KindUnavailable: 503, KindInternal: 500}
