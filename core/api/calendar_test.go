@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
 
 	"encoding/json"
@@ -219,7 +219,7 @@ func TestCalendarETag(t *testing.T) {
 	if a.Status != 200 || a.Header("etag") == "" || a.Header("etag") != b.Header("etag") || string(a.Body) != string(b.Body) {
 		t.Fatalf("two answers: %d %q / %q", a.Status, a.Header("etag"), b.Header("etag"))
 	}
-	nm := do(s, "GET", target, Header{Name: "if-none-match", Value: a.Header("etag")})
+	nm := do(s, "GET", target, abi.Header{Name: "if-none-match", Value: a.Header("etag")})
 	if nm.Status != 304 || len(nm.Body) != 0 || nm.Header("content-type") != "" || nm.Header("etag") != a.Header("etag") {
 		t.Errorf("If-None-Match: %d %q body %d bytes", nm.Status, nm.Header("content-type"), len(nm.Body))
 	}
@@ -248,8 +248,8 @@ func TestCalendarETag(t *testing.T) {
 func TestCalendarAllocs(t *testing.T) {
 	s := searchServer(t)
 	for _, q := range []string{doneWhen, doneWhen + "&detail=full&limit=5", "pick_up_depot_id=1&drop_off_depot_id=1&earliest_pick_up_date=2027-03-01&latest_pick_up_date=2027-05-02&days=7,10,14,21&detail=full&limit=252"} {
-		req := &Request{Method: "GET", Target: "/api/agent/vehicles/availability/calendar?" + q}
-		var w Response
+		req := &abi.Request{Method: "GET", Target: "/api/agent/vehicles/availability/calendar?" + q}
+		var w abi.Response
 		s.Handle(req, &w)
 		if w.Status != 200 {
 			t.Fatalf("%s: %d", q, w.Status)

@@ -9,7 +9,7 @@ package api
 // Catalog.Quote directly.
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/jsonw"
 	"github.com/campervan/agent-api/core/quotetoken"
 	. "github.com/campervan/agent-api/core/rental"
@@ -233,28 +233,28 @@ func FuzzParseDateParam(f *testing.F) {
 }
 
 func FuzzDecodeRequest(f *testing.F) {
-	f.Add(EncodeRequest(nil, &Request{Method: "GET", Target: "/api/agent/depots",
-		Headers: []Header{{Name: "cf-connecting-ip", Value: "203.0.113.7"}, {Name: "if-none-match", Value: `"x"`}}}))
-	f.Add(EncodeRequest(nil, &Request{}))
+	f.Add(abi.EncodeRequest(nil, &abi.Request{Method: "GET", Target: "/api/agent/depots",
+		Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "203.0.113.7"}, {Name: "if-none-match", Value: `"x"`}}}))
+	f.Add(abi.EncodeRequest(nil, &abi.Request{}))
 	f.Add([]byte{})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Add([]byte{3, 0, 0, 0, 'G', 'E', 'T', 0xff, 0xff, 0xff, 0x7f})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 65, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, buf []byte) {
-		var r Request
-		if err := DecodeRequest(buf, &r); err != nil {
+		var r abi.Request
+		if err := abi.DecodeRequest(buf, &r); err != nil {
 			return
 		}
 		if len(r.Headers) > 64 {
 			t.Fatalf("DecodeRequest accepted %d headers", len(r.Headers))
 		}
 		// What was decoded re-encodes to exactly the bytes it came from.
-		again := EncodeRequest(nil, &r)
+		again := abi.EncodeRequest(nil, &r)
 		if !bytes.HasPrefix(buf, again) {
 			t.Fatalf("DecodeRequest(%x) = %+v, which encodes as %x", buf, r, again)
 		}
 		// And the decoded request is answered without panicking.
-		var w Response
+		var w abi.Response
 		robustServer(t).Handle(&r, &w)
 		checkResponse(t, &r, w.Encode())
 	})
@@ -267,9 +267,9 @@ var clientStatuses = map[int]bool{200: true, 204: true, 304: true, 400: true, 40
 // ABI bytes: a known 2xx/3xx/4xx status, Content-Type (except 204/304),
 // X-Content-Type-Options: nosniff, a JSON body with "error" on 4xx other than 429,
 // no leaked internals, nothing sent after a HEAD.
-func checkResponse(t *testing.T, req *Request, raw []byte) DecodedResponse {
+func checkResponse(t *testing.T, req *abi.Request, raw []byte) abi.DecodedResponse {
 	t.Helper()
-	d, err := DecodeResponse(raw)
+	d, err := abi.DecodeResponse(raw)
 	if err != nil {
 		t.Fatalf("%q %q: response does not decode: %v", req.Method, req.Target, err)
 	}
@@ -345,16 +345,16 @@ func FuzzHandle(f *testing.F) {
 	f.Add("GET", "/api/agent/depots", "", `W/"abc", *`)
 	f.Add("GET", "/api/agent/vehicles/1/accessories", "::1", `"0000000000000000"`)
 	f.Fuzz(func(t *testing.T, method, target, ip, inm string) {
-		req := &Request{Method: method, Target: target, Headers: []Header{
+		req := &abi.Request{Method: method, Target: target, Headers: []abi.Header{
 			{Name: "cf-connecting-ip", Value: ip}, {Name: "if-none-match", Value: inm}, {Name: "origin", Value: ""}, {Name: "access-control-request-method", Value: ""}}}
 		s := robustServer(t)
-		var w Response
+		var w abi.Response
 		s.Handle(req, &w)
 		first := append([]byte(nil), w.Encode()...)
 		d := checkResponse(t, req, first)
 		// The same request on the same (now dirty) server answers the same, apart from
 		// the rate-limit count; a different request in between must not leak into it.
-		other := &Request{Method: "GET", Target: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", Headers: req.Headers}
+		other := &abi.Request{Method: "GET", Target: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", Headers: req.Headers}
 		s.Handle(other, &w)
 		s.Handle(req, &w)
 		d2 := checkResponse(t, req, w.Encode())
@@ -385,8 +385,8 @@ func FuzzQuoteEndpoint(f *testing.F) {
 		if ins != 0 {
 			q += "&insurance_id=" + strconv.Itoa(int(ins))
 		}
-		req := &Request{Method: "GET", Target: "/api/agent/quotes?" + q}
-		var w Response
+		req := &abi.Request{Method: "GET", Target: "/api/agent/quotes?" + q}
+		var w abi.Response
 		robustServer(t).Handle(req, &w)
 		d := checkResponse(t, req, w.Encode())
 		switch d.Status {
@@ -494,8 +494,8 @@ func FuzzQuoteCheck(f *testing.F) {
 			}
 			id = string(keys.Sign(nil, &q))
 		}
-		req := &Request{Method: "GET", Target: "/api/agent/quotes/" + id}
-		var w Response
+		req := &abi.Request{Method: "GET", Target: "/api/agent/quotes/" + id}
+		var w abi.Response
 		robustServer(t).Handle(req, &w)
 		d := checkResponse(t, req, w.Encode())
 		switch {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 )
 
 // The whole request path natively: decode nothing (the Request is built), route, parse,
@@ -19,9 +19,9 @@ func benchHandle(b *testing.B, target string) {
 				p[i] = 1
 			}
 		}, nil)
-	var w Response
+	var w abi.Response
 	ips := []string{"198.18.0.1", "198.18.0.2", "198.18.0.3", "198.18.0.4"}
-	req := Request{Method: "GET", Target: target, Headers: []Header{{Name: "cf-connecting-ip", Value: ""}}}
+	req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: ""}}}
 	s.Handle(&req, &w)
 	if w.Status != 200 {
 		b.Fatalf("%s: %d %s", target, w.Status, w.Body)
@@ -78,8 +78,8 @@ func BenchmarkHandleQuoteCheck(b *testing.B) {
 	cfg := testConfig()
 	cfg.RateLimit = 1 << 40
 	s := NewServer(cfg, bundledCatalog(b), nil, func() int64 { return 1795392000000 }, func(p []byte) {}, nil)
-	var w Response
-	s.Handle(&Request{Method: "GET", Target: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"}, &w)
+	var w abi.Response
+	s.Handle(&abi.Request{Method: "GET", Target: "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"}, &w)
 	body := string(w.Body)
 	benchHandle(b, "/api/agent/quotes/"+body[len(`{"quoteId":"`):strings.Index(body, `","expiresAt"`)])
 }

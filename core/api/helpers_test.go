@@ -1,54 +1,23 @@
 package api
 
 import (
+	"testing"
+
+	"github.com/campervan/agent-api/core/internal/snapshottest"
 	"github.com/campervan/agent-api/core/quotetoken"
 	. "github.com/campervan/agent-api/core/rental"
-
-	"os"
-	"path/filepath"
-	"sync"
-	"testing"
 )
 
 // testToday is the fixed "today" of the tests on the bundled data.
 var testToday = DateOf(2026, 11, 22)
 
-var bundled struct {
-	once  sync.Once
-	files map[string][]byte
-	cat   *Catalog
-	err   error
-}
+// bundled is the Catalog of the bundled snapshot, loaded once (bundledCatalog).
+var bundled snapshottest.Loaded[*Catalog]
 
-// bundledFiles returns a fresh copy of the bundled snapshot files (../../data/*.json).
-func bundledFiles(tb testing.TB) map[string][]byte {
-	tb.Helper()
-	ms, err := filepath.Glob("../../data/*.json")
-	if err != nil || len(ms) == 0 {
-		tb.Fatalf("no ../../data/*.json: %v", err)
-	}
-	files := map[string][]byte{}
-	for _, m := range ms {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		files[filepath.Base(m)] = b
-	}
-	return files
-}
-
-// bundledCatalog returns the Catalog of the bundled snapshot, loaded once.
+// bundledCatalog returns the Catalog of the bundled snapshot.
 func bundledCatalog(tb testing.TB) *Catalog {
 	tb.Helper()
-	bundled.once.Do(func() {
-		bundled.files = bundledFiles(tb)
-		bundled.cat, bundled.err = LoadCatalog(bundled.files)
-	})
-	if bundled.err != nil {
-		tb.Fatalf("LoadCatalog(bundled) = %v", bundled.err)
-	}
-	return bundled.cat
+	return bundled.Get(tb, LoadCatalog)
 }
 
 // d parses a test date or panics.

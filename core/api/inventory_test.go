@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
 )
 
@@ -47,7 +47,7 @@ func TestSetInventory(t *testing.T) {
 	if before.Status != 200 || !offered(t, before.Body, 3) || before.Header("x-inventory-version") != bundledVersion || before.Header("etag") == "" {
 		t.Fatalf("before: %d, version %q, etag %q; vehicle 3 must be offered", before.Status, before.Header("x-inventory-version"), before.Header("etag"))
 	}
-	if n := do(s, "GET", invSearch, Header{Name: "if-none-match", Value: before.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
+	if n := do(s, "GET", invSearch, abi.Header{Name: "if-none-match", Value: before.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
 		t.Errorf("availability If-None-Match its ETag: %d, want 304 without a body", n.Status)
 	}
 
@@ -65,7 +65,7 @@ func TestSetInventory(t *testing.T) {
 	if after.Header("etag") == before.Header("etag") {
 		t.Error("the availability ETag did not change with the inventory")
 	}
-	if n := do(s, "GET", invSearch, Header{Name: "if-none-match", Value: before.Header("etag")}); n.Status != 200 {
+	if n := do(s, "GET", invSearch, abi.Header{Name: "if-none-match", Value: before.Header("etag")}); n.Status != 200 {
 		t.Errorf("the old ETag after a swap: %d, want 200", n.Status)
 	}
 	q := do(s, "GET", invQuote)
@@ -145,8 +145,8 @@ func TestInventoryHeaderEverywhere(t *testing.T) {
 // TestAvailabilityAllocsWithETag: the ETag costs no allocation per request.
 func TestAvailabilityAllocsWithETag(t *testing.T) {
 	s := testServer(t, testConfig(), bundledCatalog(t), nil)
-	var w Response
-	req := &Request{Method: "GET", Target: invSearch, Headers: []Header{{Name: "if-none-match", Value: `"x"`}}}
+	var w abi.Response
+	req := &abi.Request{Method: "GET", Target: invSearch, Headers: []abi.Header{{Name: "if-none-match", Value: `"x"`}}}
 	s.Handle(req, &w)
 	if a := testing.AllocsPerRun(100, func() { s.Handle(req, &w) }); a != 0 {
 		t.Errorf("GET availability allocates %v times per request, want 0", a)

@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 
 	"encoding/json"
 	"math/rand"
@@ -15,12 +15,12 @@ import (
 
 // mcpPost sends one JSON-RPC body to the MCP endpoint with the usual client headers
 // (plus extra ones) and returns the answer.
-func mcpPost(s *Server, body string, extra ...Header) DecodedResponse {
-	hs := []Header{{Name: "content-type", Value: "application/json"}, {Name: "accept", Value: "application/json, text/event-stream"}}
+func mcpPost(s *Server, body string, extra ...abi.Header) abi.DecodedResponse {
+	hs := []abi.Header{{Name: "content-type", Value: "application/json"}, {Name: "accept", Value: "application/json, text/event-stream"}}
 	hs = append(hs, extra...)
-	var w Response
-	s.Handle(&Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
-	d, err := DecodeResponse(w.Encode())
+	var w abi.Response
+	s.Handle(&abi.Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
+	d, err := abi.DecodeResponse(w.Encode())
 	if err != nil {
 		panic(err)
 	}
@@ -28,10 +28,10 @@ func mcpPost(s *Server, body string, extra ...Header) DecodedResponse {
 }
 
 // modern returns the headers of a 2026-07-28 request for method (and tool name).
-func modern(method, name string) []Header {
-	hs := []Header{{Name: "mcp-protocol-version", Value: "2026-07-28"}, {Name: "mcp-method", Value: method}}
+func modern(method, name string) []abi.Header {
+	hs := []abi.Header{{Name: "mcp-protocol-version", Value: "2026-07-28"}, {Name: "mcp-method", Value: method}}
 	if name != "" {
-		hs = append(hs, Header{Name: "mcp-name", Value: name})
+		hs = append(hs, abi.Header{Name: "mcp-name", Value: name})
 	}
 	return hs
 }
@@ -298,7 +298,7 @@ func TestMCPToolsListSize(t *testing.T) {
 	modernList := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`, modern("tools/list", "")...)
 	for _, c := range []struct {
 		name string
-		d    DecodedResponse
+		d    abi.DecodedResponse
 	}{{"2025-11-25", legacy}, {"2026-07-28", modernList}} {
 		if c.d.Status != 200 {
 			t.Fatalf("tools/list (%s): %d %s", c.name, c.d.Status, c.d.Body)
@@ -461,7 +461,7 @@ func TestMCPProtocol(t *testing.T) {
 	type c struct {
 		name    string
 		body    string
-		headers []Header
+		headers []abi.Header
 		status  int
 		code    float64 // JSON-RPC error code, 0 for a result
 		has     string  // in the body
@@ -470,7 +470,7 @@ func TestMCPProtocol(t *testing.T) {
 		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil, 200, 0, `"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"campervan-agent-api"`},
 		{"initialize-older", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, nil, 200, 0, `"protocolVersion":"2025-03-26"`},
 		{"initialize-unknown", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}`, nil, 200, 0, `"protocolVersion":"2025-11-25"`},
-		{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []Header{{Name: "mcp-protocol-version", Value: "2025-11-25"}}, 202, 0, ""},
+		{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []abi.Header{{Name: "mcp-protocol-version", Value: "2025-11-25"}}, 202, 0, ""},
 		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, nil, 200, 0, `{"jsonrpc":"2.0","id":"p","result":{}}`},
 		{"parse-error", `{"jsonrpc":"2.0",`, nil, 400, -32700, "Parse error"},
 		{"invalid-utf8-id", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}", nil, 400, -32700, "UTF-8"},
@@ -485,7 +485,7 @@ func TestMCPProtocol(t *testing.T) {
 		{"unknown-tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_vehicle"}}`, nil, 200, -32602, `Unknown tool \"book_vehicle\"`},
 		{"params-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, nil, 400, -32602, "params"},
 		{"arguments-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots","arguments":"x"}}`, nil, 200, -32602, "arguments"},
-		{"header-version-unknown", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []Header{{Name: "mcp-protocol-version", Value: "1900-01-01"}}, 400, -32022, `"requested":"1900-01-01"`},
+		{"header-version-unknown", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []abi.Header{{Name: "mcp-protocol-version", Value: "1900-01-01"}}, 400, -32022, `"requested":"1900-01-01"`},
 		// 2026-07-28
 		{"discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, modern("server/discover", ""), 200, 0, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]`},
 		{"modern-tools-list", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, modern("tools/list", ""), 200, 0, `"ttlMs":300000,"cacheScope":"public","resultType":"complete"`},
@@ -493,23 +493,23 @@ func TestMCPProtocol(t *testing.T) {
 		{"modern-call-base64-name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots",` + modernMeta + `}}`, modern("tools/call", "=?base64?bGlzdF9kZXBvdHM=?="), 200, 0, `"Auckland Airport`},
 		{"modern-name-mismatch", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots",` + modernMeta + `}}`, modern("tools/call", "get_quote"), 400, -32020, "Mcp-Name"},
 		{"modern-method-mismatch", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, modern("tools/call", ""), 400, -32020, "Mcp-Method"},
-		{"modern-no-header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, []Header{{Name: "mcp-method", Value: "tools/list"}}, 400, -32020, "MCP-Protocol-Version header is missing"},
-		{"modern-unsupported", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, []Header{{Name: "mcp-protocol-version", Value: "2027-01-01"}, {Name: "mcp-method", Value: "tools/list"}}, 400, -32022, `"supported":["2026-07-28"`},
+		{"modern-no-header", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, []abi.Header{{Name: "mcp-method", Value: "tools/list"}}, 400, -32020, "MCP-Protocol-Version header is missing"},
+		{"modern-unsupported", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, []abi.Header{{Name: "mcp-protocol-version", Value: "2027-01-01"}, {Name: "mcp-method", Value: "tools/list"}}, 400, -32022, `"supported":["2026-07-28"`},
 		{"modern-header-without-meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, modern("tools/list", ""), 400, -32602, "protocolVersion"},
 		{"modern-no-capabilities", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modern("tools/list", ""), 400, -32602, "clientCapabilities"},
 		{"modern-ping-removed", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + modernMeta + `}}`, modern("ping", ""), 404, -32601, "server/discover"},
 		{"modern-initialize-removed", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + modernMeta + `}}`, modern("initialize", ""), 404, -32601, "Method not found"},
 		// transport
-		{"origin-denied", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "origin", Value: "https://evil.example"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
-		{"origin-allowed", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "origin", Value: "https://agent.example"}}, 200, 0, `"result":{}`},
-		{"accept-sse-only", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []Header{{Name: "accept", Value: "text/event-stream"}}, 406, -32600, "Accept"},
+		{"origin-denied", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "https://evil.example"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
+		{"origin-allowed", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "https://agent.example"}}, 200, 0, `"result":{}`},
+		{"accept-sse-only", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "accept", Value: "text/event-stream"}}, 406, -32600, "Accept"},
 		{"too-large", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 70000) + `"}}`, nil, 413, -32600, "65536"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mcpPost(s, tc.body, tc.headers...)
 			if tc.name == "accept-sse-only" {
-				d = mcpPostRaw(s, tc.body, Header{Name: "content-type", Value: "application/json"}, Header{Name: "accept", Value: "text/event-stream"})
+				d = mcpPostRaw(s, tc.body, abi.Header{Name: "content-type", Value: "application/json"}, abi.Header{Name: "accept", Value: "text/event-stream"})
 			}
 			if d.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", d.Status, tc.status, d.Body)
@@ -538,7 +538,7 @@ func TestMCPProtocol(t *testing.T) {
 		})
 	}
 	// Content-Type and methods.
-	if d := mcpPostRaw(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Header{Name: "content-type", Value: "text/plain"}); d.Status != 415 {
+	if d := mcpPostRaw(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, abi.Header{Name: "content-type", Value: "text/plain"}); d.Status != 415 {
 		t.Errorf("text/plain body: %d, want 415", d.Status)
 	}
 	for _, m := range []string{"GET", "HEAD", "DELETE", "PUT", "OPTIONS"} {
@@ -546,18 +546,18 @@ func TestMCPProtocol(t *testing.T) {
 			t.Errorf("%s /mcp: %d allow %q, want 405 POST", m, d.Status, d.Header("allow"))
 		}
 	}
-	if d := do(s, "OPTIONS", "/api/agent/mcp", Header{Name: "origin", Value: "https://agent.example"}); d.Status != 204 || d.Header("access-control-allow-origin") != "https://agent.example" {
+	if d := do(s, "OPTIONS", "/api/agent/mcp", abi.Header{Name: "origin", Value: "https://agent.example"}); d.Status != 204 || d.Header("access-control-allow-origin") != "https://agent.example" {
 		t.Errorf("preflight from an allowed origin: %d", d.Status)
 	}
-	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Header{Name: "origin", Value: "https://agent.example"}); d.Header("access-control-allow-origin") != "https://agent.example" {
+	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, abi.Header{Name: "origin", Value: "https://agent.example"}); d.Header("access-control-allow-origin") != "https://agent.example" {
 		t.Errorf("allowed origin: no CORS header")
 	}
 }
 
-func mcpPostRaw(s *Server, body string, hs ...Header) DecodedResponse {
-	var w Response
-	s.Handle(&Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
-	d, _ := DecodeResponse(w.Encode())
+func mcpPostRaw(s *Server, body string, hs ...abi.Header) abi.DecodedResponse {
+	var w abi.Response
+	s.Handle(&abi.Request{Method: "POST", Target: "/api/agent/mcp", Headers: hs, Body: []byte(body)}, &w)
+	d, _ := abi.DecodeResponse(w.Encode())
 	return d
 }
 

@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 
 	"bytes"
 	"encoding/json"
@@ -76,15 +76,15 @@ func TestOpenAPIRoute(t *testing.T) {
 	if d.Status != 200 || d.Header("etag") == "" || d.Header("cache-control") != "public, max-age=300" || !json.Valid(d.Body) {
 		t.Fatalf("GET openapi.json: %d etag %q cache-control %q", d.Status, d.Header("etag"), d.Header("cache-control"))
 	}
-	if n := do(s, "GET", "/api/agent/openapi.json", Header{Name: "if-none-match", Value: d.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
+	if n := do(s, "GET", "/api/agent/openapi.json", abi.Header{Name: "if-none-match", Value: d.Header("etag")}); n.Status != 304 || len(n.Body) != 0 {
 		t.Errorf("If-None-Match its ETag: %d, want 304 without a body", n.Status)
 	}
 	if n := do(s, "GET", "/api/agent/openapi.json?format=yaml"); n.Status != 400 || !strings.Contains(string(n.Body), `\"format\"`) {
 		t.Errorf("unknown parameter: %d %s, want 400 naming it", n.Status, n.Body)
 	}
 	// Served from memory computed once: nothing allocated per request.
-	var w Response
-	req := &Request{Method: "GET", Target: "/api/agent/openapi.json"}
+	var w abi.Response
+	req := &abi.Request{Method: "GET", Target: "/api/agent/openapi.json"}
 	s.Handle(req, &w)
 	if a := testing.AllocsPerRun(100, func() { s.Handle(req, &w) }); a != 0 {
 		t.Errorf("GET openapi.json allocates %v times per request, want 0", a)

@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 
 	"encoding/json"
 	"slices"
@@ -162,13 +162,13 @@ func TestReadsInventory(t *testing.T) {
 		{"GET", "/", false},
 		{"GET", "", false},
 	} {
-		req := Request{Method: c.method, Target: c.target}
+		req := abi.Request{Method: c.method, Target: c.target}
 		if got := s.ReadsInventory(&req); got != c.want {
 			t.Errorf("%s %s: ReadsInventory %v, want %v", c.method, c.target, got, c.want)
 		}
 	}
 	// No side effects: asking counts nothing against the client.
-	req := Request{Method: "GET", Target: "/api/agent/vehicles/availability", Headers: []Header{{Name: "cf-connecting-ip", Value: "198.51.100.9"}}}
+	req := abi.Request{Method: "GET", Target: "/api/agent/vehicles/availability", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.51.100.9"}}}
 	for i := 0; i < 500; i++ {
 		s.ReadsInventory(&req)
 	}
@@ -192,8 +192,8 @@ func TestValidatorFreePaths(t *testing.T) {
 		"/api/agent/quotes", "/api/agent/quotes?vehicle_id=x", "/api/agent/quotes/AQEC", "/api/agent/quotes/AQEC/x",
 	} {
 		for _, method := range []string{"GET", "HEAD"} {
-			plain := do(s, method, target, Header{Name: "cf-connecting-ip", Value: "203.0.113.9"})
-			star := do(s, method, target, Header{Name: "cf-connecting-ip", Value: "203.0.113.10"}, Header{Name: "if-none-match", Value: "*"})
+			plain := do(s, method, target, abi.Header{Name: "cf-connecting-ip", Value: "203.0.113.9"})
+			star := do(s, method, target, abi.Header{Name: "cf-connecting-ip", Value: "203.0.113.10"}, abi.Header{Name: "if-none-match", Value: "*"})
 			if plain.Header("etag") != "" || star.Header("etag") != "" || star.Status == 304 || star.Status != plain.Status {
 				t.Errorf("%s %s: status %d, ETag %q without If-None-Match; with If-None-Match: * status %d, ETag %q",
 					method, target, plain.Status, plain.Header("etag"), star.Status, star.Header("etag"))
@@ -202,7 +202,7 @@ func TestValidatorFreePaths(t *testing.T) {
 	}
 	for _, target := range []string{"/api/agent/", "/api/agent/depots", "/api/agent/vehicles/4/accessories",
 		"/api/agent/vehicles/availability?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19"} {
-		if r := do(s, "GET", target, Header{Name: "cf-connecting-ip", Value: "203.0.113.11"}); r.Status != 200 || r.Header("etag") == "" {
+		if r := do(s, "GET", target, abi.Header{Name: "cf-connecting-ip", Value: "203.0.113.11"}); r.Status != 200 || r.Header("etag") == "" {
 			t.Errorf("GET %s: status %d, ETag %q; want a 200 with a validator (a path ValidatorFreePaths covers must not be one)", target, r.Status, r.Header("etag"))
 		}
 	}

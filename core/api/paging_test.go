@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
 )
 
@@ -226,7 +226,7 @@ func TestPageETags(t *testing.T) {
 			t.Errorf("%s and %s share the ETag %q", target, prev, tag)
 		}
 		seen[tag] = target
-		if nm := do(s, "GET", target, Header{Name: "if-none-match", Value: tag}); nm.Status != 304 {
+		if nm := do(s, "GET", target, abi.Header{Name: "if-none-match", Value: tag}); nm.Status != 304 {
 			t.Errorf("%s If-None-Match its ETag: %d", target, nm.Status)
 		}
 		if m := linkNext.FindStringSubmatch(d.Header("link")); m != nil {
@@ -282,14 +282,14 @@ func TestPagingAllocs(t *testing.T) {
 		"/api/agent/vehicles/5/accessories?limit=2",
 		"/api/agent/vehicles/availability/calendar?" + doneWhen + "&limit=5",
 	} {
-		req := &Request{Method: "GET", Target: target}
-		var w Response
+		req := &abi.Request{Method: "GET", Target: target}
+		var w abi.Response
 		s.Handle(req, &w)
 		next := linkNext.FindStringSubmatch(headerOf(&w, "link"))
 		if w.Status != 200 || next == nil {
 			t.Fatalf("%s: %d, no next link", target, w.Status)
 		}
-		req2 := &Request{Method: "GET", Target: next[1]}
+		req2 := &abi.Request{Method: "GET", Target: next[1]}
 		s.Handle(req2, &w)
 		if a := testing.AllocsPerRun(50, func() { s.Handle(req, &w); s.Handle(req2, &w) }); a != 0 {
 			t.Errorf("%s: %v allocations per two pages, want 0", target, a)
@@ -297,8 +297,8 @@ func TestPagingAllocs(t *testing.T) {
 	}
 }
 
-func headerOf(w *Response, name string) string {
-	d, err := DecodeResponse(w.Encode())
+func headerOf(w *abi.Response, name string) string {
+	d, err := abi.DecodeResponse(w.Encode())
 	if err != nil {
 		return ""
 	}

@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/limit"
 	. "github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/text"
@@ -175,7 +175,7 @@ func TestNotModified(t *testing.T) {
 		{`"x", W/`, false},
 	}
 	for _, tt := range tests {
-		req := &Request{Headers: []Header{{Name: "if-none-match", Value: tt.inm}}}
+		req := &abi.Request{Headers: []abi.Header{{Name: "if-none-match", Value: tt.inm}}}
 		if got := notModified(req, etag); got != tt.want {
 			t.Errorf("notModified(If-None-Match: %s) = %v, want %v", tt.inm, got, tt.want)
 		}
@@ -184,12 +184,12 @@ func TestNotModified(t *testing.T) {
 
 func TestClientKey(t *testing.T) {
 	key := func(v string) limit.Key {
-		return clientKey(&Request{Headers: []Header{{Name: "cf-connecting-ip", Value: v}}})
+		return clientKey(&abi.Request{Headers: []abi.Header{{Name: "cf-connecting-ip", Value: v}}})
 	}
 	if got := key(strings.Repeat("a", 1000)); got != limit.Shared {
 		t.Errorf("clientKey of a 1000-byte value = %v, want the shared bucket", got)
 	}
-	if got := clientKey(&Request{}); got != limit.Shared {
+	if got := clientKey(&abi.Request{}); got != limit.Shared {
 		t.Errorf("clientKey without CF-Connecting-IP = %v, want the shared bucket", got)
 	}
 	if key("2001:db8::1") != key("2001:DB8:0:0:ffff::2") {

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
 )
 
 const workedExample = "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"
 
-func getQ(s *Server, target string) *Response {
-	var w Response
-	s.Handle(&Request{Method: "GET", Target: target}, &w)
+func getQ(s *Server, target string) *abi.Response {
+	var w abi.Response
+	s.Handle(&abi.Request{Method: "GET", Target: target}, &w)
 	return &w
 }
 
@@ -267,13 +267,13 @@ func TestQuoteCheckAllocs(t *testing.T) {
 	cfg.RateLimit = 1 << 40
 	s := testServer(t, cfg, bundledCatalog(t), nil)
 	id, _ := quoteID(t, s, workedExample)
-	req := &Request{Method: "GET", Target: "/api/agent/quotes/" + id}
-	var w Response
+	req := &abi.Request{Method: "GET", Target: "/api/agent/quotes/" + id}
+	var w abi.Response
 	s.Handle(req, &w)
 	if a := testing.AllocsPerRun(200, func() { s.Handle(req, &w) }); a != 0 || w.Status != 200 {
 		t.Errorf("check: %v allocations per request (status %d)", a, w.Status)
 	}
-	q := &Request{Method: "GET", Target: workedExample}
+	q := &abi.Request{Method: "GET", Target: workedExample}
 	if a := testing.AllocsPerRun(200, func() { s.Handle(q, &w) }); a != 0 || w.Status != 200 {
 		t.Errorf("quote: %v allocations per request (status %d)", a, w.Status)
 	}

@@ -5,7 +5,7 @@ package api
 // X-Content-Type-Options: nosniff; regressions of what the fuzzers found.
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 
 	"encoding/json"
 	"strings"
@@ -19,14 +19,14 @@ const (
 )
 
 // get answers one GET on a fresh server and checks the invariants of every response.
-func get(t *testing.T, target string) (DecodedResponse, string) {
+func get(t *testing.T, target string) (abi.DecodedResponse, string) {
 	t.Helper()
-	return doRobust(t, &Request{Method: "GET", Target: target})
+	return doRobust(t, &abi.Request{Method: "GET", Target: target})
 }
 
-func doRobust(t *testing.T, req *Request) (DecodedResponse, string) {
+func doRobust(t *testing.T, req *abi.Request) (abi.DecodedResponse, string) {
 	t.Helper()
-	var w Response
+	var w abi.Response
 	robustServer(t).Handle(req, &w)
 	d := checkResponse(t, req, w.Encode())
 	var e struct{ Error string }
@@ -109,8 +109,8 @@ func TestEchoIsCleanedAndCut(t *testing.T) {
 		"/api/agent/depots?" + nasty + "=1",
 		"/api/agent/vehicles/" + strings.ReplaceAll(nasty, "/", "") + "/accessories",
 	} {
-		var w Response
-		req := &Request{Method: "GET", Target: target}
+		var w abi.Response
+		req := &abi.Request{Method: "GET", Target: target}
 		robustServer(t).Handle(req, &w)
 		d := checkResponse(t, req, w.Encode())
 		body := string(d.Body)
@@ -135,7 +135,7 @@ func TestEchoIsCleanedAndCut(t *testing.T) {
 	}
 
 	// A method is echoed cleaned too.
-	d, msg := doRobust(t, &Request{Method: "P\x00ST\"" + strings.Repeat("X", 100), Target: "/api/agent/depots"})
+	d, msg := doRobust(t, &abi.Request{Method: "P\x00ST\"" + strings.Repeat("X", 100), Target: "/api/agent/depots"})
 	if d.Status != 405 || len(msg) > 200 || strings.ContainsRune(msg, 0) {
 		t.Errorf("bad method: %d %q", d.Status, msg)
 	}
@@ -156,24 +156,24 @@ func between(t *testing.T, s, from, to string) string {
 // 429, 503, HEAD.
 func TestNosniffEverywhere(t *testing.T) {
 	s := robustServer(t)
-	reqs := []*Request{
+	reqs := []*abi.Request{
 		{Method: "GET", Target: "/api/agent/depots"},
 		{Method: "HEAD", Target: "/api/agent/depots"},
 		{Method: "HEAD", Target: "/api/agent/nope"},
 		{Method: "OPTIONS", Target: "/api/agent/quotes"},
-		{Method: "GET", Target: "/api/agent/depots", Headers: []Header{{Name: "if-none-match", Value: "*"}}},
+		{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "if-none-match", Value: "*"}}},
 		{Method: "GET", Target: "/api/agent/depots?x=1"},
 		{Method: "GET", Target: "/elsewhere"},
 		{Method: "DELETE", Target: "/api/agent/depots"},
 	}
 	for _, r := range reqs {
-		var w Response
+		var w abi.Response
 		s.Handle(r, &w)
 		checkResponse(t, r, w.Encode())
 	}
 	// 429: exhaust one client's limit.
-	var w Response
-	r := &Request{Method: "GET", Target: "/api/agent/depots", Headers: []Header{{Name: "cf-connecting-ip", Value: "192.0.2.1"}}}
+	var w abi.Response
+	r := &abi.Request{Method: "GET", Target: "/api/agent/depots", Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "192.0.2.1"}}}
 	for i := int64(0); i <= s.cfg.RateLimit; i++ {
 		s.Handle(r, &w)
 	}
@@ -187,9 +187,9 @@ func TestNosniffEverywhere(t *testing.T) {
 		NewServer(cfg, bundledCatalog(t), nil, func() int64 { return robustNow }, func([]byte) {}, nil),
 		NewServer(testConfig(), nil, nil, func() int64 { return robustNow }, func([]byte) {}, nil),
 	} {
-		r := &Request{Method: "GET", Target: "/api/agent/depots"}
+		r := &abi.Request{Method: "GET", Target: "/api/agent/depots"}
 		m.Handle(r, &w)
-		d, err := DecodeResponse(w.Encode())
+		d, err := abi.DecodeResponse(w.Encode())
 		if err != nil || d.Status != 503 || d.Header("x-content-type-options") != "nosniff" || d.Header("retry-after") == "" || !json.Valid(d.Body) {
 			t.Errorf("503: %+v %v", d, err)
 		}
@@ -203,7 +203,7 @@ func TestNosniffEverywhere(t *testing.T) {
 
 // FuzzHandle: a CORS preflight (204) had no X-Content-Type-Options.
 func TestRegressionPreflightNosniff(t *testing.T) {
-	d, _ := doRobust(t, &Request{Method: "OPTIONS", Target: "/api/agent/quotes"})
+	d, _ := doRobust(t, &abi.Request{Method: "OPTIONS", Target: "/api/agent/quotes"})
 	if d.Status != 204 || d.Header("x-content-type-options") != "nosniff" {
 		t.Fatalf("preflight: %d, nosniff %q", d.Status, d.Header("x-content-type-options"))
 	}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/rental"
 	"github.com/campervan/agent-api/core/rental/rentaltest"
 	"github.com/campervan/agent-api/data"
@@ -39,8 +39,8 @@ func benchScale(b *testing.B, target string) {
 	cfg := testConfig()
 	cfg.RateLimit = 1 << 40
 	s := NewServer(cfg, scaleCatalog(b), nil, func() int64 { return 1795392000000 }, func(p []byte) {}, nil)
-	var w Response
-	req := Request{Method: "GET", Target: target}
+	var w abi.Response
+	req := abi.Request{Method: "GET", Target: target}
 	s.Handle(&req, &w)
 	if w.Status != 200 {
 		b.Fatalf("%s: %d %s", target, w.Status, w.Body)

@@ -1,7 +1,7 @@
 package api
 
 import (
-	. "github.com/campervan/agent-api/core/abi"
+	"github.com/campervan/agent-api/core/abi"
 	. "github.com/campervan/agent-api/core/rental"
 
 	"encoding/json"
@@ -35,10 +35,10 @@ func testServer(t *testing.T, cfg Config, cat *Catalog, catErr error) *Server {
 	}, nil)
 }
 
-func do(s *Server, method, target string, headers ...Header) DecodedResponse {
-	var w Response
-	s.Handle(&Request{Method: method, Target: target, Headers: headers}, &w)
-	d, err := DecodeResponse(w.Encode())
+func do(s *Server, method, target string, headers ...abi.Header) abi.DecodedResponse {
+	var w abi.Response
+	s.Handle(&abi.Request{Method: method, Target: target, Headers: headers}, &w)
+	d, err := abi.DecodeResponse(w.Encode())
 	if err != nil {
 		panic(err)
 	}
@@ -46,7 +46,7 @@ func do(s *Server, method, target string, headers ...Header) DecodedResponse {
 }
 
 // check503 requires a 503 JSON error with Retry-After, the rate-limit headers and no-store.
-func check503(t *testing.T, d DecodedResponse, method, target, wantMsg string) {
+func check503(t *testing.T, d abi.DecodedResponse, method, target, wantMsg string) {
 	t.Helper()
 	if d.Status != 503 {
 		t.Fatalf("%s %s: status %d, want 503; body %s", method, target, d.Status, d.Body)
@@ -80,7 +80,7 @@ func TestMaintenanceEveryRoute(t *testing.T) {
 		}
 	}
 	// Conditional requests do not get around it.
-	check503(t, do(s, "GET", "/api/agent/depots", Header{Name: "if-none-match", Value: "*"}), "GET", "/api/agent/depots", "maintenance")
+	check503(t, do(s, "GET", "/api/agent/depots", abi.Header{Name: "if-none-match", Value: "*"}), "GET", "/api/agent/depots", "maintenance")
 }
 
 func TestCatalogErrorEveryRoute(t *testing.T) {

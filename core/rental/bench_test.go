@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/campervan/agent-api/core/internal/snapshottest"
 )
 
 // synth is a synthetic snapshot: 2,000 vehicles at 6 depots and 100,000
@@ -32,7 +34,7 @@ const (
 )
 
 func buildSynthetic(tb testing.TB) {
-	base := bundledFiles(tb)
+	base := snapshottest.Files(tb)
 	rng := rand.New(rand.NewSource(42))
 	files := map[string][]byte{
 		"policy.json":  base["policy.json"],
@@ -232,7 +234,7 @@ func BenchmarkCheckSearch(b *testing.B) {
 }
 
 func BenchmarkLoadCatalogBundled(b *testing.B) {
-	files := bundledFiles(b)
+	files := snapshottest.Files(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := LoadCatalog(files); err != nil {

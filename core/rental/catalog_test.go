@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/internal/snapshottest"
 	"github.com/tidwall/gjson"
 )
 
 func TestBundledCatalog(t *testing.T) {
 	c := bundledCatalog(t)
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 
 	// Every active depot is listed, sorted; the inactive one (Dunedin, 6) is not.
 	ds := c.Depots()
@@ -116,12 +117,12 @@ func TestBundledCatalog(t *testing.T) {
 }
 
 func TestVersionChangesWithContent(t *testing.T) {
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 	c1, err := LoadCatalog(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := LoadCatalog(bundledFiles(t))
+	c2, _ := LoadCatalog(snapshottest.Files(t))
 	if c1.Version() != c2.Version() {
 		t.Errorf("Version not stable: %s vs %s", c1.Version(), c2.Version())
 	}
@@ -206,7 +207,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := bundledFiles(t)
+			files := snapshottest.Files(t)
 			src := string(files[tt.file])
 			if !strings.Contains(src, tt.old) {
 				t.Fatalf("%s does not contain %q", tt.file, tt.old)
@@ -224,22 +225,22 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadMissingFileAndShapes(t *testing.T) {
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 	delete(files, "extras.json")
 	if _, err := LoadCatalog(files); err == nil || err.Error() != "extras.json: missing from the snapshot" {
 		t.Errorf("missing file: err = %v", err)
 	}
-	files = bundledFiles(t)
+	files = snapshottest.Files(t)
 	files["bookings.json"] = []byte(`{"id": 1}`)
 	if _, err := LoadCatalog(files); err == nil || !strings.HasPrefix(err.Error(), "bookings.json: must be a JSON array") {
 		t.Errorf("object instead of array: err = %v", err)
 	}
-	files = bundledFiles(t)
+	files = snapshottest.Files(t)
 	files["bookings.json"] = []byte(`[1]`)
 	if _, err := LoadCatalog(files); err == nil || err.Error() != "bookings.json: record 0: must be a JSON object" {
 		t.Errorf("number record: err = %v", err)
 	}
-	files = bundledFiles(t)
+	files = snapshottest.Files(t)
 	files["bookings.json"] = []byte(`[]`)
 	if _, err := LoadCatalog(files); err != nil {
 		t.Errorf("no bookings must load: %v", err)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/campervan/agent-api/core/internal/snapshottest"
 )
 
 func feedOf(t testing.TB, c *Catalog, feed string) ([]byte, *Inventory) {
@@ -22,7 +24,7 @@ func feedOf(t testing.TB, c *Catalog, feed string) ([]byte, *Inventory) {
 // same blob.
 func TestInventoryRoundTrip(t *testing.T) {
 	c := bundledCatalog(t)
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 	blob, built := feedOf(t, c, string(files["bookings.json"]))
 	inv, err := c.DecodeInventory(blob)
 	if err != nil {
@@ -139,7 +141,7 @@ func TestFeedErrors(t *testing.T) {
 // every truncation of a good blob is rejected.
 func TestDecodeInventoryRejects(t *testing.T) {
 	c := bundledCatalog(t)
-	blob, _ := feedOf(t, c, string(bundledFiles(t)["bookings.json"]))
+	blob, _ := feedOf(t, c, string(snapshottest.Files(t)["bookings.json"]))
 	for n := 0; n < len(blob); n++ {
 		if _, err := c.DecodeInventory(blob[:n]); err == nil {
 			t.Fatalf("a blob cut to %d of %d bytes decoded", n, len(blob))
@@ -240,7 +242,7 @@ func BenchmarkBuildInventorySynthetic(b *testing.B) {
 
 func FuzzDecodeInventory(f *testing.F) {
 	c := bundledCatalog(f)
-	blob, _ := feedOf(f, c, string(bundledFiles(f)["bookings.json"]))
+	blob, _ := feedOf(f, c, string(snapshottest.Files(f)["bookings.json"]))
 	f.Add(blob)
 	empty, _ := feedOf(f, c, `[]`)
 	f.Add(empty)

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/campervan/agent-api/core/internal/snapshottest"
 )
 
 // TestLoadTermsErrors breaks one thing in terms.json at a time: the error names the
@@ -53,7 +55,7 @@ func TestLoadTermsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := bundledFiles(t)
+			files := snapshottest.Files(t)
 			src := string(files["terms.json"])
 			if !strings.Contains(src, tt.old) {
 				t.Fatalf("terms.json does not contain %q", tt.old)
@@ -68,12 +70,12 @@ func TestLoadTermsErrors(t *testing.T) {
 			}
 		})
 	}
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 	files["terms.json"] = []byte(strings.Replace(string(files["terms.json"]), `"insurance_id": 43,`, `"insurance_id": 4300,`, 1))
 	if _, err := LoadCatalog(files); err == nil || !strings.Contains(err.Error(), "terms.json: insurance record 8 (id 4300)") {
 		t.Errorf("unknown plan: err = %v", err)
 	}
-	files = bundledFiles(t)
+	files = snapshottest.Files(t)
 	delete(files, "terms.json")
 	if _, err := LoadCatalog(files); err == nil || err.Error() != "terms.json: missing from the snapshot" {
 		t.Errorf("missing terms.json: err = %v", err)
@@ -83,7 +85,7 @@ func TestLoadTermsErrors(t *testing.T) {
 // TestLoadTermsEveryPlanAndClass: a plan of extras.json without terms, and a class
 // without a minimum age, fail the load.
 func TestLoadTermsEveryPlanAndClass(t *testing.T) {
-	files := bundledFiles(t)
+	files := snapshottest.Files(t)
 	src := string(files["terms.json"])
 	i := strings.Index(src, `    {
       "insurance_id": 43,`)
@@ -95,7 +97,7 @@ func TestLoadTermsEveryPlanAndClass(t *testing.T) {
 	if _, err := LoadCatalog(files); err == nil || err.Error() != `terms.json: field "insurance": insurance plan 43 of extras.json has no terms (excess, bond, covers, excludes)` {
 		t.Errorf("plan without terms: err = %v", err)
 	}
-	files = bundledFiles(t)
+	files = snapshottest.Files(t)
 	files["terms.json"] = []byte(strings.Replace(string(files["terms.json"]), `,
       {
         "class": "motorhome",
