@@ -1,7 +1,7 @@
 package rental
 
-// Package rental is the campervan rental domain: the catalog (load.go reads and
-// validates the snapshot), civil dates, search resolution and availability, and
+// Package rental is the campervan rental domain: the catalog (load.go and load_*.go read and
+// validate the snapshot), civil dates, search resolution and availability, and
 // pricing. It knows nothing of HTTP: where a message names an operation a caller
 // should use, the name comes from the layer above (Refs).
 //
