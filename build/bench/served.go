@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -106,15 +105,71 @@ func servedInstructions(report *strings.Builder, workerd, appConf, floorConf str
 // holds one collection more or less depending on where it falls. Counted over whole
 // cycles, each request pays its share.
 func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (float64, map[string]float64, string, error) {
-	vconf, port, err := confCopy(conf, "-cg", true)
+	s, gc, out, err := startCallgrind(vg, workerd, conf, tag)
 	if err != nil {
 		return 0, nil, "", err
 	}
+	defer s.stop()
+	if _, ok := devrun.WaitFor(s.base+endpoints[0].target, time.Now(), 120*time.Second, 50*time.Millisecond); !ok {
+		return 0, nil, "", fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
+	}
+	pid := fmt.Sprint(s.cmd.Process.Pid) // stdbuf execs valgrind: the same process
+	counted, window, err := countWindow(s, ctl, pid, target, n, gc)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	ev, err := readDump(out, pid, counted, tag)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	return ev["Ir"], ev, window, nil
+}
+
+// gcCounts are the collections a workerd has run so far, by V8's --trace-gc lines.
+type gcCounts struct{ scavenges, majors atomic.Int64 }
+
+// total returns the collections of both kinds.
+func (g *gcCounts) total() int64 { return g.scavenges.Load() + g.majors.Load() }
+
+// read counts the collections in the trace lines of r until it ends, and appends each
+// line, after tag, to -gc-log when given.
+func (g *gcCounts) read(r io.Reader, tag string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	var gl *os.File // -gc-log: each trace line, tagged with the count's
+	if *gcLog != "" {
+		if f, err := os.OpenFile(*gcLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			gl = f
+			defer f.Close()
+		}
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if gl != nil {
+			fmt.Fprintln(gl, tag, line)
+		}
+		switch {
+		case strings.Contains(line, ": Scavenge"), strings.Contains(line, ": Minor Mark"):
+			g.scavenges.Add(1)
+		case strings.Contains(line, ": Mark-Compact"), strings.Contains(line, ": Mark-Sweep"):
+			g.majors.Add(1)
+		}
+	}
+}
+
+// startCallgrind starts workerd on a copy of conf (its own port, V8 single-threaded
+// and --trace-gc) under callgrind, whose dumps go to out.1, out.2, ... (earlier ones
+// removed), and returns it with the count of its collections.
+func startCallgrind(vg, workerd, conf, tag string) (s *server, gc *gcCounts, out string, err error) {
+	vconf, port, err := confCopy(conf, "-cg", true)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	stdbuf, err := exec.LookPath("stdbuf") // coreutils: V8's trace lines reach the pipe as they are written
 	if err != nil {
-		return 0, nil, "", fmt.Errorf("-instructions needs stdbuf (coreutils): %v", err)
+		return nil, nil, "", fmt.Errorf("-instructions needs stdbuf (coreutils): %v", err)
 	}
-	out, _ := filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
+	out, _ = filepath.Abs(filepath.Join(*outDir, "callgrind."+tag))
 	matches, _ := filepath.Glob(out + "*")
 	for _, f := range matches {
 		os.Remove(f)
@@ -126,100 +181,78 @@ func servedCount(vg, ctl, workerd, conf, target string, n int, tag string) (floa
 	cmd := exec.Command(stdbuf, append(args, workerd, "serve", vconf)...)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, nil, "", err
+		return nil, nil, "", err
 	}
 	cmd.Stderr = io.Discard
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := devrun.StartTracked(cmd); err != nil {
-		return 0, nil, "", err
+	if err := devrun.Start(cmd); err != nil {
+		return nil, nil, "", err
 	}
-	var scavenges, majors atomic.Int64 // collections so far, by V8's --trace-gc lines
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		var gl *os.File // -gc-log: each trace line, tagged with the count's
-		if *gcLog != "" {
-			if f, err := os.OpenFile(*gcLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
-				gl = f
-				defer f.Close()
-			}
-		}
-		for sc.Scan() {
-			line := sc.Text()
-			if gl != nil {
-				fmt.Fprintln(gl, tag, line)
-			}
-			switch {
-			case strings.Contains(line, ": Scavenge"), strings.Contains(line, ": Minor Mark"):
-				scavenges.Add(1)
-			case strings.Contains(line, ": Mark-Compact"), strings.Contains(line, ": Mark-Sweep"):
-				majors.Add(1)
-			}
-		}
-	}()
-	gcs := func() int64 { return scavenges.Load() + majors.Load() }
-	s := &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
-	defer s.stop()
-	ok := false
-	for t0 := time.Now(); time.Since(t0) < 120*time.Second && !ok; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(s.base + endpoints[0].target); err == nil {
-			resp.Body.Close()
-			ok = resp.StatusCode == 200
-		}
-	}
-	if !ok {
-		return 0, nil, "", fmt.Errorf("%s under callgrind: no 200 in 120 s", conf)
-	}
-	pid := fmt.Sprint(cmd.Process.Pid) // stdbuf execs valgrind: the same process
+	gc = &gcCounts{}
+	go gc.read(pipe, tag)
+	return &server{base: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}, gc, out, nil
+}
+
+// countWindow sends servedWarm requests of target, then requests until a collection,
+// zeroes callgrind's count (callgrind_control at ctl, valgrind's pid), sends requests
+// until n have gone and another collection has run, and dumps the count. It returns the
+// requests counted and what the window held.
+func countWindow(s *server, ctl, pid, target string, n int, gc *gcCounts) (int64, string, error) {
 	if _, err := burst(s.base+target, 1<<20, func(sent int64) bool { return sent >= servedWarm }); err != nil {
-		return 0, nil, "", err
+		return 0, "", err
 	}
-	g0 := gcs()
-	if _, err := burst(s.base+target, 2<<20, func(int64) bool { return gcs() > g0 }); err != nil { // to the next collection
-		return 0, nil, "", err
+	g0 := gc.total()
+	if _, err := burst(s.base+target, 2<<20, func(int64) bool { return gc.total() > g0 }); err != nil { // to the next collection
+		return 0, "", err
 	}
 	if o, err := exec.Command(ctl, "-z", pid).CombinedOutput(); err != nil {
-		return 0, nil, "", fmt.Errorf("callgrind_control -z: %v: %s", err, o)
+		return 0, "", fmt.Errorf("callgrind_control -z: %v: %s", err, o)
 	}
-	s1, m1 := scavenges.Load(), majors.Load()
+	s1, m1 := gc.scavenges.Load(), gc.majors.Load()
 	var atN atomic.Int64 // the collections so far when the n-th request was answered; -1 before
 	atN.Store(-1)
 	counted, err := burst(s.base+target, 3<<20, func(sent int64) bool {
 		if sent < int64(n) {
 			return false
 		}
-		atN.CompareAndSwap(-1, gcs())
-		return gcs() > atN.Load() // a collection after the n-th request
+		atN.CompareAndSwap(-1, gc.total())
+		return gc.total() > atN.Load() // a collection after the n-th request
 	})
 	if err != nil {
-		return 0, nil, "", err
+		return 0, "", err
 	}
 	if o, err := exec.Command(ctl, "-d", pid).CombinedOutput(); err != nil {
-		return 0, nil, "", fmt.Errorf("callgrind_control -d: %v: %s", err, o)
+		return 0, "", fmt.Errorf("callgrind_control -d: %v: %s", err, o)
 	}
-	window := fmt.Sprintf("%d requests, %d scavenges, %d full collections", counted, scavenges.Load()-s1, majors.Load()-m1)
-	// The dump is out.1 (out.2, ... after more dumps): its "summary:" line is the count.
+	return counted, fmt.Sprintf("%d requests, %d scavenges, %d full collections", counted, gc.scavenges.Load()-s1, gc.majors.Load()-m1), nil
+}
+
+// readDump waits for callgrind's dump (out.1: its "summary:" line is the count) and
+// returns its events per request counted (with "compile", the JIT's share), and with
+// -jit-names keeps the JIT report under tag.
+func readDump(out, pid string, counted int64, tag string) (map[string]float64, error) {
 	for t0 := time.Now(); time.Since(t0) < 60*time.Second; time.Sleep(200 * time.Millisecond) {
 		text, err := os.ReadFile(out + ".1")
 		if err != nil {
 			continue
 		}
-		if ev := eventCounts(text); ev["Ir"] > 0 {
-			ev["compile"] = compileInstructions(text)
-			if *jitNames {
-				lines, err := jitReport(text, pid, int(counted), 15)
-				if err != nil {
-					return 0, nil, "", err
-				}
-				jitReports[tag] = lines
-			}
-			for k := range ev {
-				ev[k] /= float64(counted)
-			}
-			return ev["Ir"], ev, window, nil
+		ev := eventCounts(text)
+		if ev["Ir"] <= 0 {
+			continue
 		}
+		ev["compile"] = compileInstructions(text)
+		if *jitNames {
+			lines, err := jitReport(text, pid, int(counted), 15)
+			if err != nil {
+				return nil, err
+			}
+			jitReports[tag] = lines
+		}
+		for k := range ev {
+			ev[k] /= float64(counted)
+		}
+		return ev, nil
 	}
-	return 0, nil, "", fmt.Errorf("no callgrind dump at %s.1", out)
+	return nil, fmt.Errorf("no callgrind dump at %s.1", out)
 }
 
 // burst sends GETs of url over 4 keep-alive connections, every one from a new client

@@ -381,25 +381,17 @@ type workerdProc struct {
 func startWorkerd(workerd, conf, url string) (*workerdProc, error) {
 	cmd := exec.Command(workerd, "serve", "--binary", conf)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t0 := time.Now()
-	if err := devrun.StartTracked(cmd); err != nil {
+	if err := devrun.Start(cmd); err != nil {
 		return nil, err
 	}
 	s := &workerdProc{cmd: cmd}
-	client := &http.Client{Timeout: 5 * time.Second}
-	for time.Since(t0) < 20*time.Second {
-		if resp, err := client.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				s.firstAnswer = time.Since(t0)
-				return s, nil
-			}
-		}
-		time.Sleep(time.Millisecond)
+	var ok bool
+	if s.firstAnswer, ok = devrun.WaitFor(url, t0, 20*time.Second, time.Millisecond); !ok {
+		s.kill()
+		return nil, fmt.Errorf("workerd %s: no answer in 20 s", conf)
 	}
-	s.kill()
-	return nil, fmt.Errorf("workerd %s: no answer in 20 s", conf)
+	return s, nil
 }
 
 // kill ends workerd's process group at once and returns its CPU time (ms, user +

@@ -1,11 +1,12 @@
 // Package devrun holds what the development tools under build/ share to run the
-// Worker locally: the vars of a wrangler.toml, a free port on 127.0.0.1, and the
-// process groups they start, ended on a signal.
+// Worker locally: the vars of a wrangler.toml, a free port on 127.0.0.1, the process
+// groups they start (Start, then WaitFor its first answer), ended on a signal.
 package devrun
 
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 var varLine = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
@@ -60,6 +62,30 @@ func StartTracked(cmd *exec.Cmd) error {
 	}
 	live.Store(cmd.Process.Pid, cmd)
 	return nil
+}
+
+// Start starts cmd in a process group of its own, tracked (StartTracked): a server
+// the tool stops by its group, and StopOnSignal ends.
+func Start(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return StartTracked(cmd)
+}
+
+// WaitFor polls url every interval until it answers 200, for at most timeout from
+// since (the server's start), and returns the time from since to that answer and
+// whether it came. Each poll waits at most 5 s for its answer.
+func WaitFor(url string, since time.Time, timeout, interval time.Duration) (time.Duration, bool) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	for time.Since(since) < timeout {
+		if resp, err := client.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return time.Since(since), true
+			}
+		}
+		time.Sleep(interval)
+	}
+	return 0, false
 }
 
 // Untrack forgets cmd's process group, once the tool has stopped it.
