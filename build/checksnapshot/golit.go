@@ -57,79 +57,102 @@ func goLit(b *bytes.Buffer, v reflect.Value, elide bool) error {
 	case reflect.String:
 		b.WriteString(strconv.Quote(v.String()))
 	case reflect.Pointer:
-		if v.IsNil() {
-			b.WriteString("nil")
-			return nil
-		}
-		if v.Elem().Kind() != reflect.Struct {
-			return fmt.Errorf("%s: only pointers to structs are written", v.Type())
-		}
-		b.WriteByte('&')
-		return goLit(b, v.Elem(), false)
+		return pointerLit(b, v)
 	case reflect.Struct:
-		if !elide {
-			b.WriteString(typeName(v.Type()))
-		}
-		t := v.Type()
-		sep := ",\n"
-		if scalars(t) {
-			sep = ", "
-			b.WriteString("{")
-		} else {
-			b.WriteString("{\n")
-		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Field(i).IsZero() {
-				continue
-			}
-			b.WriteString(t.Field(i).Name)
-			b.WriteString(": ")
-			if err := goLit(b, v.Field(i), false); err != nil {
-				return err
-			}
-			b.WriteString(sep)
-		}
-		b.WriteString("}")
+		return structLit(b, v, elide)
 	case reflect.Slice, reflect.Array:
-		if v.Kind() == reflect.Slice && v.IsNil() {
-			b.WriteString("nil")
-			return nil
-		}
-		b.WriteString(typeName(v.Type()))
-		b.WriteString("{")
-		for i := 0; i < v.Len(); i++ {
-			if err := goLit(b, v.Index(i), true); err != nil {
-				return err
-			}
-			b.WriteString(", ")
-			if i%8 == 7 {
-				b.WriteString("\n")
-			}
-		}
-		b.WriteString("}")
+		return seqLit(b, v)
 	case reflect.Map:
-		if v.IsNil() {
-			b.WriteString("nil")
-			return nil
-		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-		b.WriteString(typeName(v.Type()))
-		b.WriteString("{\n")
-		for _, k := range keys {
-			if err := goLit(b, k, true); err != nil {
-				return err
-			}
-			b.WriteString(": ")
-			if err := goLit(b, v.MapIndex(k), true); err != nil {
-				return err
-			}
-			b.WriteString(",\n")
-		}
-		b.WriteString("}")
+		return mapLit(b, v)
 	default:
 		return fmt.Errorf("%s: kind %s is not written", v.Type(), v.Kind())
 	}
+	return nil
+}
+
+// pointerLit writes a pointer to a struct as &T{...}, or nil.
+func pointerLit(b *bytes.Buffer, v reflect.Value) error {
+	if v.IsNil() {
+		b.WriteString("nil")
+		return nil
+	}
+	if v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("%s: only pointers to structs are written", v.Type())
+	}
+	b.WriteByte('&')
+	return goLit(b, v.Elem(), false)
+}
+
+// structLit writes a struct's fields that are not zero, its type unless elide.
+func structLit(b *bytes.Buffer, v reflect.Value, elide bool) error {
+	if !elide {
+		b.WriteString(typeName(v.Type()))
+	}
+	t := v.Type()
+	sep := ",\n"
+	if scalars(t) {
+		sep = ", "
+		b.WriteString("{")
+	} else {
+		b.WriteString("{\n")
+	}
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).IsZero() {
+			continue
+		}
+		b.WriteString(t.Field(i).Name)
+		b.WriteString(": ")
+		if err := goLit(b, v.Field(i), false); err != nil {
+			return err
+		}
+		b.WriteString(sep)
+	}
+	b.WriteString("}")
+	return nil
+}
+
+// seqLit writes a slice (nil, or its elements) or an array, eight elements a line.
+func seqLit(b *bytes.Buffer, v reflect.Value) error {
+	if v.Kind() == reflect.Slice && v.IsNil() {
+		b.WriteString("nil")
+		return nil
+	}
+	b.WriteString(typeName(v.Type()))
+	b.WriteString("{")
+	for i := 0; i < v.Len(); i++ {
+		if err := goLit(b, v.Index(i), true); err != nil {
+			return err
+		}
+		b.WriteString(", ")
+		if i%8 == 7 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("}")
+	return nil
+}
+
+// mapLit writes a map (nil, or its entries in the order of their keys' text).
+func mapLit(b *bytes.Buffer, v reflect.Value) error {
+	if v.IsNil() {
+		b.WriteString("nil")
+		return nil
+	}
+	keys := v.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	b.WriteString(typeName(v.Type()))
+	b.WriteString("{\n")
+	for _, k := range keys {
+		if err := goLit(b, k, true); err != nil {
+			return err
+		}
+		b.WriteString(": ")
+		if err := goLit(b, v.MapIndex(k), true); err != nil {
+			return err
+		}
+		b.WriteString(",\n")
+	}
+	b.WriteString("}")
 	return nil
 }
 
