@@ -104,20 +104,37 @@ type entry struct {
 // publish validates the feed, builds its blob and writes it (or o.out), and returns
 // what it did in one line.
 func publish(o options, kv store) (string, error) {
+	blob, v, what, err := buildBlob(o)
+	if err != nil {
+		return "", err
+	}
+	if kv == nil {
+		if err := os.WriteFile(o.out, blob, 0o644); err != nil {
+			return "", err
+		}
+		return what + "; written to " + o.out, nil
+	}
+	return writeKV(kv, blob, v, what)
+}
+
+// buildBlob validates the feed against the reference data, builds its blob and
+// decodes it as the Worker will: a blob the Worker would refuse is never written. It
+// returns the blob, its version and what it holds in words.
+func buildBlob(o options) (blob []byte, version, what string, err error) {
 	files := data.Files()
 	if o.dataDir != "" {
 		var err error
 		if files, err = data.ReadDir(o.dataDir); err != nil {
-			return "", err
+			return nil, "", "", err
 		}
 	}
 	cat, err := rental.LoadCatalog(files)
 	if err != nil {
-		return "", fmt.Errorf("reference data: %v", err)
+		return nil, "", "", fmt.Errorf("reference data: %v", err)
 	}
 	feed, err := os.ReadFile(o.feed)
 	if err != nil {
-		return "", err
+		return nil, "", "", err
 	}
 	// No as_of by default (not the file's time): the same bookings exported again into a
 	// new file must give the same version, so that publishing them is a no-op.
@@ -128,24 +145,24 @@ func publish(o options, kv store) (string, error) {
 	t0 := time.Now()
 	blob, inv, err := cat.BuildInventory(feed, f)
 	if err != nil {
-		return "", fmt.Errorf("%v (nothing was written)", err)
+		return nil, "", "", fmt.Errorf("%v (nothing was written)", err)
 	}
 	built := time.Since(t0)
-	// Decode it as the Worker will: a blob the Worker would refuse is never written.
 	t1 := time.Now()
 	if _, err := cat.DecodeInventory(blob); err != nil {
-		return "", fmt.Errorf("the blob does not decode: %v (nothing was written)", err)
+		return nil, "", "", fmt.Errorf("the blob does not decode: %v (nothing was written)", err)
 	}
 	decoded := time.Since(t1)
 	v := inv.Version()
-	what := fmt.Sprintf("inventory %s: %d records, %d booked-out spans, %d bytes (feed %d bytes; built in %v, decoded in %v)",
-		v, inv.Bookings(), inv.Spans(), len(blob), len(feed), built.Round(time.Microsecond), decoded.Round(time.Microsecond))
-	if kv == nil {
-		if err := os.WriteFile(o.out, blob, 0o644); err != nil {
-			return "", err
-		}
-		return what + "; written to " + o.out, nil
-	}
+	return blob, v, fmt.Sprintf("inventory %s: %d records, %d booked-out spans, %d bytes (feed %d bytes; built in %v, decoded in %v)",
+		v, inv.Bookings(), inv.Spans(), len(blob), len(feed), built.Round(time.Microsecond), decoded.Round(time.Microsecond)), nil
+}
+
+// writeKV writes blob, of version v, to the namespace: the blob under its version, the
+// pointer, then inventory/latest (or only what is missing when the pointer already
+// names v), the previous blob kept for an hour; it returns what (the blob in words)
+// and what it did.
+func writeKV(kv store, blob []byte, v, what string) (string, error) {
 	cur, ok, err := kv.get(pointerKey)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %v (nothing was written)", pointerKey, err)
