@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -230,12 +229,10 @@ var (
 )
 
 // needModule skips the test when the module is not built, as in a fresh clone; under
-// make test (CAMPERVAN_REQUIRE_ALL) a missing module fails instead, when it is read.
+// make test (CAMPERVAN_REQUIRE_ALL) a missing module fails it instead.
 func needModule(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat(*wasmPath); err != nil && errors.Is(err, fs.ErrNotExist) && os.Getenv("CAMPERVAN_REQUIRE_ALL") == "" {
-		t.Skipf("%s is not built: make test builds it and runs these tests", *wasmPath)
-	}
+	needPath(t, *wasmPath, "the TinyGo module")
 }
 
 func compiledModule(t testing.TB) (wazero.Runtime, wazero.CompiledModule) {
@@ -435,6 +432,7 @@ func (a *wasmApp) read(ptr uint32) ([]byte, error) {
 }
 
 func TestWasmMatchesNative(t *testing.T) {
+	needModule(t)
 	vars := wranglerVars(t)
 	for _, c := range loadCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
