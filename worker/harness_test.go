@@ -209,7 +209,7 @@ func TestGoldenResponses(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./worker -run Golden -update to create it)", err)
+				t.Fatalf("%v (make goldens creates it)", err)
 			}
 			if got != string(want) {
 				t.Errorf("%s %s differs from %s:\n--- got\n%s\n--- want\n%s", req.Method, c.Target, path, got, want)
