@@ -46,7 +46,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale goldens
 
 all: build
 
@@ -130,6 +130,12 @@ test: gen-check build build-go lint
 	CAMPERVAN_REQUIRE_ALL=1 $(GO) test -count=1 ./...
 	CAMPERVAN_REQUIRE_ALL=1 $(GO) test -count=1 -run 'E2E' -v ./worker -e2e 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+(site_)?e2e_test)' ; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory dry-run
+
+# Rewrite the golden files (testdata/http/golden, testdata/golden) from what the code
+# answers now; review the diff before committing it. On a clean checkout it changes
+# nothing (.ci/run checks that).
+goldens:
+	$(GO) test -count=1 -run '^TestGolden' ./worker ./core/rental -update
 
 # The checked-in generated files are what `go generate ./...` makes of their sources
 # (checked before make build regenerates them).

@@ -403,6 +403,7 @@ func TestWasmFirstRequestFits(t *testing.T) {
 // and the two headers core reads, answered by a fresh wasm instance and a fresh native
 // server, must be the same bytes (a trap fails it). make fuzz runs it after core's.
 func FuzzWasmMatchesNative(f *testing.F) {
+	needModule(f)
 	f.Add("GET", "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2026-12-08&drop_off_date=2026-12-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33", "203.0.113.7", "")
 	f.Add("GET", "/api/agent/vehicles/availability?pick_up_depot_id=1&drop_off_depot_id=1&pick_up_date=2027-03-10&drop_off_date=2027-03-20", "", "")
 	f.Add("HEAD", "/api/agent/vehicles/5/accessories?pick_up_date=2026-12-08&drop_off_date=2026-12-19", "::1", "*")

@@ -18,9 +18,7 @@ import (
 )
 
 func TestE2EBodyFailures(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	d := startWorkerd(t, "")
 	addr := strings.TrimPrefix(d.base, "http://")
 	head := "POST /api/agent/mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nCF-Connecting-IP: 198.51.100.9\r\n"

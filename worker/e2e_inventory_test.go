@@ -73,9 +73,7 @@ func buildPublish(t *testing.T) string {
 }
 
 func TestE2EInventoryPublish(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	root, _ := filepath.Abs("..")
 	pub := buildPublish(t)
 	d := startDev(t, "wrangler.toml", "--var", "INVENTORY_REFRESH_SECONDS:2")
@@ -231,9 +229,7 @@ func startWorkerdKV(t *testing.T, kv http.Handler, vars map[string]string) (*dev
 }
 
 func TestE2EInventoryKV(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	empty, invB := inventoryBlob(t, `[]`)
 	kv := &kvService{values: map[string][]byte{
@@ -315,9 +311,7 @@ func TestE2EInventoryKV(t *testing.T) {
 // under way, the requests whose answer reads the bookings wait for it (all of them, not
 // only the first), and the others are answered at once from the bundled reference data.
 func TestE2EInventoryFirstRead(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	gate := make(chan struct{})
 	kv := &kvService{
@@ -384,9 +378,7 @@ func TestE2EInventoryFirstRead(t *testing.T) {
 // version within a refresh; a latest at the pointer's version is never read again under
 // its own key.
 func TestE2EInventoryLatest(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	empty, invB := inventoryBlob(t, `[]`)
 	blobA := "inventory/" + invA.Version()

@@ -81,8 +81,8 @@ func startWorkerdRL(t *testing.T, kvAddr string, vars map[string]string) *devSer
 }
 
 func TestE2EIsolates(t *testing.T) {
-	if !*e2e && !*soak {
-		t.Skip("the end-to-end tests run with -e2e (make test), the full version with -soak (make soak)")
+	if !*soak {
+		needE2E(t)
 	}
 	k, window, n, span := 4, 15, 160, 14*time.Second
 	if *soak {

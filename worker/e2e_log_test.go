@@ -15,9 +15,7 @@ import (
 // (but 429) and 5xx answer, none for a 200 or a 304. Every invocation is in Workers Logs
 // anyway; the line is for the answers an operator acts on.
 func TestE2ERequestLog(t *testing.T) {
-	if !*e2e {
-		t.Skip("needs -e2e (make test)")
-	}
+	needE2E(t)
 	d := startWorkerd(t, "")
 	get := func(path string, want int) {
 		t.Helper()

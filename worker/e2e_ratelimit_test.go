@@ -25,9 +25,7 @@ import (
 )
 
 func TestE2ERateLimit(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	const window, limit, burst = 10, 100, 130
 	const ip = "198.51.100.77"
 	d := startDev(t, "wrangler.toml", "--var", fmt.Sprintf("RATE_LIMIT_WINDOW_SECONDS:%d", window))
@@ -183,9 +181,7 @@ func TestE2ERateLimit(t *testing.T) {
 // request is still answered from the isolate's exact count, and the failure is logged
 // once, not once per request.
 func TestE2ERateLimitKVDown(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	d := startDev(t, "testdata/wrangler.nokv.toml")
 	if left := time.Hour - time.Since(time.Now().Truncate(time.Hour)); left < 15*time.Second {
 		time.Sleep(left + 100*time.Millisecond) // all requests in one (3600-s) window

@@ -18,9 +18,7 @@ import (
 // then a client that was limited before is still limited, the counts of one that was
 // not go on where they were, and the live inventory taken before still serves.
 func TestE2EInstanceRenewal(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	booked, invA := inventoryBlob(t, testFeed) // vehicle 3 booked out at depot 1 in March 2027
 	kv := &kvService{values: map[string][]byte{"inventory/latest": booked}}
 	d, logPath := startWorkerdKV(t, kv, map[string]string{"INSTANCE_MEMORY_MIB": "6", "RATE_LIMIT_REQUESTS": "5"})

@@ -190,9 +190,7 @@ func sameHeaders(t *testing.T, what string, got, want abi.DecodedResponse) {
 }
 
 func TestE2EWorkerd(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	vars := wranglerVars(t)
 	cases := loadCases(t)
 	for _, config := range strings.Split(*e2eConfig, ",") {

@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -220,7 +219,7 @@ func TestGoldenResponses(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./worker -run Golden -update to create it)", err)
+				t.Fatalf("%v (make goldens creates it)", err)
 			}
 			if got != string(want) {
 				t.Errorf("%s %s differs from %s:\n--- got\n%s\n--- want\n%s", req.Method, c.Target, path, got, want)
@@ -240,12 +239,10 @@ var (
 )
 
 // needModule skips the test when the module is not built, as in a fresh clone; under
-// make test (CAMPERVAN_REQUIRE_ALL) a missing module fails instead, when it is read.
+// make test (CAMPERVAN_REQUIRE_ALL) a missing module fails it instead.
 func needModule(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat(*wasmPath); err != nil && errors.Is(err, fs.ErrNotExist) && os.Getenv("CAMPERVAN_REQUIRE_ALL") == "" {
-		t.Skipf("%s is not built: make test builds it and runs these tests", *wasmPath)
-	}
+	needPath(t, *wasmPath, "the TinyGo module")
 }
 
 func compiledModule(t testing.TB) (wazero.Runtime, wazero.CompiledModule) {
@@ -445,6 +442,7 @@ func (a *wasmApp) read(ptr uint32) ([]byte, error) {
 }
 
 func TestWasmMatchesNative(t *testing.T) {
+	needModule(t)
 	vars := wranglerVars(t)
 	for _, c := range loadCases(t) {
 		t.Run(c.Name, func(t *testing.T) {

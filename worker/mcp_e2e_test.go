@@ -16,9 +16,7 @@ import (
 )
 
 func TestE2EMCPClient(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	root, _ := filepath.Abs("..")
 	node := filepath.Join(root, "node_modules/.bin/node")
 	config := strings.Split(*e2eConfig, ",")[0]

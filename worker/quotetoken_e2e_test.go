@@ -20,9 +20,7 @@ import (
 // and docs/quote-token.md only (what a website does at checkout): it finds the
 // quote's inputs and total, and refuses the id altered, or checked with another key.
 func TestE2EQuoteVerifiedByNode(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	d := startDev(t, "wrangler.toml")
 	target := "/api/agent/quotes?pick_up_depot_id=2&drop_off_depot_id=3&pick_up_date=2027-03-08&drop_off_date=2027-03-19&vehicle_id=5&accessory_ids=1,1,2,2&insurance_id=33"
 	before := time.Now().Unix()

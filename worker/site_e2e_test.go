@@ -26,9 +26,7 @@ import (
 )
 
 func TestE2ESite(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	root, _ := filepath.Abs("..")
 	siteDir := filepath.Join(root, "build/out/site")
 	if _, err := os.Stat(filepath.Join(siteDir, "docs.html")); err != nil {

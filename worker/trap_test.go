@@ -86,9 +86,7 @@ func httpGet(base, target, ip string) (int, http.Header, []byte, error) {
 }
 
 func TestE2ETrapRecovery(t *testing.T) {
-	if !*e2e {
-		t.Skip("the end-to-end tests run with -e2e (make test)")
-	}
+	needE2E(t)
 	d := startDev(t, buildTrapWorker(t))
 
 	check500 := func(status int, h http.Header, body []byte, err error) {

@@ -81,10 +81,7 @@ func waitListening(t *testing.T, d *devServer, port int) {
 func bundleDir(t *testing.T) (bin, dir string) {
 	t.Helper()
 	root, _ := filepath.Abs("..")
-	bin = filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no workerd binary (npm install): %v", err)
-	}
+	bin = workerdBinary(t)
 	dir = t.TempDir()
 	for _, f := range []string{"worker.mjs", "app.wasm"} {
 		b, err := os.ReadFile(filepath.Join(root, "build", f))
@@ -142,10 +139,7 @@ const w :Workerd.Worker = (
 func startWorkerd(t *testing.T, src string) *devServer {
 	t.Helper()
 	root, _ := filepath.Abs("..")
-	bin := filepath.Join(root, "node_modules/@cloudflare/workerd-linux-64/bin/workerd")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no workerd binary (npm install): %v", err)
-	}
+	bin := workerdBinary(t)
 	dir := t.TempDir()
 	if src == "" {
 		src = filepath.Join(root, "build")

@@ -338,7 +338,7 @@ func TestGoldenQuotes(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./core/rental -run Golden -update)", err)
+				t.Fatalf("%v (make goldens creates it)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s differs from the golden file:\n got %s\nwant %s", path, got, want)
