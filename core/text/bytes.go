@@ -1,5 +1,7 @@
-// Package text holds the text and number helpers of core: the strconv and fmt stand-ins,
-// hashing, and byte helpers that compare and scan a word at a time. It imports nothing
+// Package text holds the text and number helpers of core: the strconv and fmt
+// stand-ins (ScanDigits, Digits, Unhex, AppendHex64, Sprintf, Errorf, Clean), integer
+// floor division (FloorDiv), hashing (FNV64a, Hash64), and the string helpers that
+// compare and scan a word at a time (Same, IndexByte, BytesString). It imports nothing
 // of the project, and nothing in it allocates except Sprintf, Errorf and Clean, which
 // build messages.
 package text
