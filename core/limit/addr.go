@@ -275,6 +275,8 @@ func appendClient(b []byte, k Key) []byte {
 	switch {
 	case k == Shared:
 		return append(b, "unknown"...)
+	case named(k):
+		return appendNamed(b, k)
 	case k.Hi == 0 && k.Lo>>32 == 0xffff:
 		for i := 3; i >= 0; i-- {
 			b = jsonw.AppendInt(b, int64(k.Lo>>(8*i)&0xff))
@@ -311,6 +313,9 @@ func appendClient(b []byte, k Key) []byte {
 func parseClient(s string) (Key, bool) {
 	if s == "unknown" {
 		return Shared, true
+	}
+	if k, ok := parseNamed(s); ok {
+		return k, true
 	}
 	if p, ok := strings.CutSuffix(s, "/64"); ok {
 		ip, ok := parseIP(p)

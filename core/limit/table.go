@@ -38,7 +38,7 @@ func New(limit, window int64, random func([]byte)) *Limiter {
 
 // NewSized is New with a table of about bytes (tests use small tables).
 func NewSized(limit, window int64, bytes int, random func([]byte)) *Limiter {
-	limit = min(max(limit, 1), 1<<31)
+	limit = clampLimit(limit)
 	window = min(max(window, 1), maxWindowSec)
 	step := (limit + 10) / 11
 	sets := max(bytes/(entrySize*ways), 1)
@@ -58,6 +58,7 @@ func NewSized(limit, window int64, bytes int, random func([]byte)) *Limiter {
 type Verdict struct {
 	Limit, Remaining, Reset int64
 	Allowed                 bool
+	Kind                    Kind // the bucket that counted
 }
 
 // Stats reports the table: its entries, those in use in the current window, and the
@@ -71,9 +72,20 @@ func (l *Limiter) Stats() (entries, inUse int, evictions int64) {
 	return len(l.table), inUse, l.evictions
 }
 
-// Take counts one request of client k at unix time nowMs (milliseconds) and returns
-// the verdict. It allocates nothing.
+// Take counts one request of client k (an address's bucket, at the limiter's limit) at
+// unix time nowMs (milliseconds) and returns the verdict. It allocates nothing.
 func (l *Limiter) Take(k Key, nowMs int64) Verdict {
+	return l.TakeIn(Bucket{Key: k, Limit: l.limit}, nowMs)
+}
+
+// TakeIn is Take for any bucket: b's key counted against b's limit, exactly as an
+// address's (the same table, the same KV sharing). It allocates nothing.
+func (l *Limiter) TakeIn(b Bucket, nowMs int64) Verdict {
+	k, limit, step, near := b.Key, l.limit, l.step, l.near
+	if b.Limit != l.limit {
+		limit = clampLimit(b.Limit)
+		step, near = uint32((limit+10)/11), max(limit/2, 1)
+	}
 	now := text.FloorDiv(nowMs, 1000)
 	l.advance(now)
 	rel := l.rel(nowMs)
@@ -81,8 +93,8 @@ func (l *Limiter) Take(k Key, nowMs int64) Verdict {
 	e := &l.table[i]
 	e.seen = rel
 	total := int64(e.n) + int64(e.remote)
-	v := Verdict{Limit: l.limit, Reset: l.start + l.window - now}
-	if total >= l.limit {
+	v := Verdict{Limit: limit, Reset: l.start + l.window - now, Kind: b.Kind}
+	if total >= limit {
 		if e.flags&fLimited == 0 { // first refusal: record the final count, once
 			e.flags |= fLimited
 			if e.n != e.written && e.nw < maxWrites {
@@ -92,11 +104,11 @@ func (l *Limiter) Take(k Key, nowMs int64) Verdict {
 		return v
 	}
 	e.n++
-	v.Allowed, v.Remaining = true, l.limit-total-1
+	v.Allowed, v.Remaining = true, limit-total-1
 	switch {
-	case e.n%l.step == 0 && e.nw < maxWrites-1:
+	case e.n%step == 0 && e.nw < maxWrites-1:
 		l.wantWrite(i, e, nowMs, true)
-	case v.Remaining <= l.near && e.remote > 0 && e.flags&(fDirty|fReadDue) == 0:
+	case v.Remaining <= near && e.remote > 0 && e.flags&(fDirty|fReadDue) == 0:
 		// Near the limit, when another isolate serves the client too: this isolate's
 		// latest count and the others' are worth a write and a read each second
 		// (while requests come). A client seen by this isolate only costs none.
@@ -108,7 +120,7 @@ func (l *Limiter) Take(k Key, nowMs int64) Verdict {
 		// and the final count's, always have their place in the 12. This isolate
 		// allows at most Remaining more (the others' counts only grow), so no more
 		// steps than those up to n + Remaining are to come.
-		stepsLeft := (e.n+uint32(v.Remaining))/l.step - e.n/l.step
+		stepsLeft := (e.n+uint32(v.Remaining))/step - e.n/step
 		if e.n != e.written && uint32(e.nw)+stepsLeft < maxWrites-1 {
 			l.wantWrite(i, e, nowMs, false)
 		}
@@ -128,14 +140,22 @@ func (l *Limiter) wantWrite(i uint32, e *entry, nowMs int64, read bool) {
 // Peek returns the verdict client k would get at nowMs without counting a request (for
 // answers that do not count: preflights, other methods, paths outside the API).
 func (l *Limiter) Peek(k Key, nowMs int64) Verdict {
+	return l.PeekIn(Bucket{Key: k, Limit: l.limit}, nowMs)
+}
+
+// PeekIn is Peek for any bucket.
+func (l *Limiter) PeekIn(b Bucket, nowMs int64) Verdict {
+	limit := l.limit
+	if b.Limit != l.limit {
+		limit = clampLimit(b.Limit)
+	}
 	now := text.FloorDiv(nowMs, 1000)
 	l.advance(now)
 	total := int64(0)
-	if i := l.find(k, false); i != noEntry {
+	if i := l.find(b.Key, false); i != noEntry {
 		total = int64(l.table[i].n) + int64(l.table[i].remote)
 	}
-	v := Verdict{Limit: l.limit, Remaining: max(l.limit-total, 0), Reset: l.start + l.window - now, Allowed: total < l.limit}
-	return v
+	return Verdict{Limit: limit, Remaining: max(limit-total, 0), Reset: l.start + l.window - now, Allowed: total < limit, Kind: b.Kind}
 }
 
 // Due reports whether the shell should call KVPending at nowMs (the Worker's glue
