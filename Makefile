@@ -46,7 +46,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale key dev-key-secret
 
 all: build
 
@@ -95,7 +95,7 @@ build-go: deps-check
 # answers; Ctrl-C stops it.
 # The first run writes .dev.vars (git-ignored) with a random quote signing key: the
 # secret QUOTE_SIGNING_KEYS that wrangler dev hands the Worker (docs/quote-token.md).
-dev: build .dev.vars
+dev: build .dev.vars dev-key-secret
 	@u=http://127.0.0.1:$(PORT)/api/agent; sh=$$$$; \
 	if command -v curl >/dev/null; then ( for i in $$(seq 600); do sleep 0.5; kill -0 $$sh 2>/dev/null || exit 0; \
 	  curl -sf -o /dev/null $$u/ || continue; \
@@ -123,6 +123,16 @@ scale: deps-check
 .dev.vars:
 	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@
 	@echo "make dev: wrote .dev.vars with a new random quote signing key (local only, never committed)"
+
+# Partner keys (README, "Who is asking"): .dev.vars gets a random API_KEY_SECRET when it
+# has none; `make key` mints a key under it (or under API_KEY_SECRET from the environment)
+# and prints it as its last line.
+dev-key-secret: .dev.vars
+	@grep -q '^API_KEY_SECRET=' .dev.vars || { umask 077; printf 'API_KEY_SECRET="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" >> .dev.vars; \
+	  echo "make dev: added a random API_KEY_SECRET to .dev.vars (local only, never committed)"; }
+
+key:
+	@$(GO) run ./build/key -name "$(NAME)" -limit "$(LIMIT)" -expires "$(EXPIRES)"
 
 # The tests that need build/app.wasm skip under a plain `go test ./...` without it; here
 # CAMPERVAN_REQUIRE_ALL makes a missing module or npm package a failure instead.
