@@ -116,13 +116,18 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
 	// limit, whatever it asks for.
 	nowMs := s.now()
-	v := s.limit.Take(clientKey(req), nowMs)
+	bucket, authErr := s.identify(req, nowMs) // identity.go: a key, a signed agent, or the address
+	v := s.limit.TakeIn(bucket, nowMs)
 	if s.limit.Due(nowMs) {
 		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
 	}
 	s.rateHeaders(w, v)
 	if !v.Allowed {
 		s.tooMany(w, v)
+		return
+	}
+	if authErr != nil {
+		s.unauthorized(w, req, authErr)
 		return
 	}
 	if len(target) > maxTargetLen || s.cfg.Maintenance || s.catErr != nil {
@@ -162,7 +167,9 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 //
 //go:noinline
 func (s *Server) uncounted(c *call, req *abi.Request, w *abi.Response, route string, inAPI bool) {
-	s.rateHeaders(w, s.limit.Peek(clientKey(req), s.now()))
+	nowMs := s.now()
+	bucket, _ := s.identify(req, nowMs)
+	s.rateHeaders(w, s.limit.PeekIn(bucket, nowMs))
 	switch {
 	case !inAPI:
 		s.fail(c, w, req, s.errOutside)
@@ -209,12 +216,16 @@ func (s *Server) rateHeaders(w *abi.Response, v limit.Verdict) {
 		h.AddInt("x-ratelimit-limit", v.Limit)
 		h.AddInt("x-ratelimit-remaining", v.Remaining)
 		h.AddInt("x-ratelimit-reset", v.Reset)
-		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";q=`)
+		s.rateHeader = jsonw.PutByte(s.rateHeader[:0], '"')
+		s.rateHeader = jsonw.Put(s.rateHeader, v.Kind.Name())
+		s.rateHeader = jsonw.Put(s.rateHeader, `";q=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Limit)
 		s.rateHeader = jsonw.Put(s.rateHeader, ";w=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
 		h.Add("ratelimit-policy", s.rateHeader)
-		s.rateHeader = jsonw.Put(s.rateHeader[:0], `"default";r=`)
+		s.rateHeader = jsonw.PutByte(s.rateHeader[:0], '"')
+		s.rateHeader = jsonw.Put(s.rateHeader, v.Kind.Name())
+		s.rateHeader = jsonw.Put(s.rateHeader, `";r=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Remaining)
 		s.rateHeader = jsonw.Put(s.rateHeader, ";t=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Reset)

@@ -92,11 +92,7 @@ func NewVerifier(secret, revoked string) (*Verifier, error) {
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "the quote signing keys: "))
 	}
 	v := &Verifier{ring: ring}
-	for _, n := range strings.Split(revoked, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			v.revoked = append(v.revoked, n)
-		}
-	}
+	v.SetRevoked(revoked)
 	return v, nil
 }
 
@@ -200,4 +196,14 @@ func Bearer(h string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimLeft(h[len(s):], " "), true
+}
+
+// SetRevoked replaces the revoked names (REVOKED_KEYS, comma-separated).
+func (v *Verifier) SetRevoked(revoked string) {
+	v.revoked = v.revoked[:0]
+	for _, n := range strings.Split(revoked, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			v.revoked = append(v.revoked, n)
+		}
+	}
 }
