@@ -69,9 +69,8 @@ var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQ
 
 // RequestHeaders are the request headers Handle reads (lower case). Every shell passes
 // these and no others.
-var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
-	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name",
-	"authorization", AgentHeader}
+var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "authorization", AgentHeader,
+	"origin", "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
 
 // ConfigFromVars returns DefaultConfig overridden by the vars (names in Vars) that are
 // set: MAINTENANCE is "true"/"false", MCP_ALLOWED_ORIGINS comma-separated origins, the
