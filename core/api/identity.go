@@ -31,12 +31,12 @@ var agentReasons = [...]struct {
 	reason string
 	err    authError
 }{
-	{"malformed", authError{"invalid_signature", "the Signature-Input or Signature header is malformed, or does not cover @authority and signature-agent under the web-bot-auth tag"}},
-	{"tampered", authError{"invalid_signature", "the signature does not verify: the request or its signature was altered"}},
+	{"malformed", authError{"invalid_signature", "the Signature-Input or Signature header is malformed, or has no web-bot-auth signature covering its Signature-Agent, with created, expires, keyid and alg ed25519"}},
+	{"tampered", authError{"invalid_signature", "the signature does not verify over this request: it was made for another authority (host), or the request or the signature was altered"}},
 	{"expired", authError{"invalid_signature", "the signature has expired (its expires is in the past)"}},
 	{"not_yet_valid", authError{"invalid_signature", "the signature is not yet valid (its created is in the future)"}},
 	{"unknown_keyid", authError{"invalid_signature", "the signature's keyid is not in the agent's key directory"}},
-	{"authority", authError{"invalid_signature", "the signature covers another authority (its @authority is not this host)"}},
+	{"authority", authError{"invalid_signature", "the signature covers neither @authority nor @target-uri, so it is bound to no authority (host)"}},
 }
 
 var errSignature = &authError{"invalid_signature", "the signature could not be verified"}
