@@ -170,7 +170,7 @@ FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
   ./core/rental:FuzzParseDate ./core/rental:FuzzDecodeInventory ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
   ./core/api:FuzzQuoteCheck ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
-  ./core/limit:FuzzClientOf ./core/jsonv:FuzzMatchesGJSON ./worker:FuzzWasmMatchesNative
+  ./core/limit:FuzzClientOf ./core/apikey:FuzzVerify ./core/api:FuzzIdentity ./worker:FuzzWasmMatchesNativeIdentity ./core/jsonv:FuzzMatchesGJSON ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
 	  $(GO) test $$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \

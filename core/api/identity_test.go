@@ -168,3 +168,35 @@ func TestIdentityAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIdentity: any Authorization value and any Web Bot Auth outcome the glue could
+// hand over answer a healthy response (a 200, a 401 or a 429, never a 5xx), and a
+// refused credential gets no more than no credential would: the address's bucket.
+func FuzzIdentity(f *testing.F) {
+	key := "Bearer ck_AQH6AQBhY21lOTL8PI4_a1L0xU8Tsa4cng"
+	for _, s := range [][2]string{
+		{key, ""}, {"", "https://agent.example"}, {"", "!tampered"}, {"", "!"}, {"", "https://other.example"},
+		{"Bearer " + strings.Repeat("A", 100<<10), ""}, {"Bearer ck_" + strings.Repeat("_", 300), ""},
+		{"Bearer", ""}, {"bearer \x00\xff", ""}, {"Basic x", "!expired"}, {key[:len(key)-1], "https://agent.example"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, auth, agent string) {
+		cfg, err := ConfigFromVars([]Header{{Name: "API_KEY_SECRET", Value: identitySecret}, {Name: "AGENT_LIMITS", Value: "https://agent.example=7"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := testServer(t, cfg, bundledCatalog(t), nil)
+		req := &Request{Method: "GET", Target: "/api/agent/depots", Headers: []Header{{Name: "cf-connecting-ip", Value: "203.0.113.7"},
+			{Name: "authorization", Value: auth}, {Name: AgentHeader, Value: agent}}}
+		var w Response
+		s.Handle(req, &w)
+		d := checkResponse(t, req, w.Encode())
+		if d.Status != 200 && d.Status != 401 {
+			t.Fatalf("%q %q: %d", auth, agent, d.Status)
+		}
+		if d.Status == 401 && d.Header("ratelimit-policy") != `"default";q=100;w=60` {
+			t.Fatalf("%q %q: a 401 counted in %q", auth, agent, d.Header("ratelimit-policy"))
+		}
+	})
+}
