@@ -124,8 +124,8 @@ func TestE2EIdentity(t *testing.T) {
 		{"revoked key", []abi.Header{ip2, {Name: "Authorization", Value: "Bearer " + revoked}}, "invalid_key"},
 		{"forged key", []abi.Header{ip2, {Name: "Authorization", Value: "Bearer ck_AQEBAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}, "invalid_key"},
 		{"tampered signature", append(tampered, ip2), "invalid_signature"},
-		{"10 KB Signature-Input", append([]abi.Header{ip2, {Name: "Signature-Agent", Value: `"` + agent + `"`}, {Name: "Signature", Value: "sig1=:AAAA:"},
-			{Name: "Signature-Input", Value: strings.Repeat("a", 10240)}}), "invalid_signature"},
+		{"10 KB Signature-Input", []abi.Header{ip2, {Name: "Signature-Agent", Value: `"` + agent + `"`}, {Name: "Signature", Value: "sig1=:AAAA:"},
+			{Name: "Signature-Input", Value: strings.Repeat("a", 10240)}}, "invalid_signature"},
 	} {
 		r := d.do(t, abi.Request{Method: "GET", Target: target, Headers: c.headers})
 		var e struct{ Error, Code string }
