@@ -161,8 +161,9 @@ func (v *Verifier) Verify(key string, nowSec int64, k *Key) Result {
 	if k.Expires != 0 && nowSec >= k.Expires {
 		return Expired
 	}
+	name := unsafe.String(unsafe.SliceData(k.Name), len(k.Name)) // a view: TinyGo copies string(k.Name)
 	for _, r := range v.revoked {
-		if string(k.Name) == r {
+		if name == r {
 			return Revoked
 		}
 	}
