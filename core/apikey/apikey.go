@@ -142,10 +142,8 @@ func (v *Verifier) Verify(key string, nowSec int64, k *Key) Result {
 		return Malformed
 	}
 	body := key[len(Prefix):]
-	for i := 0; i < len(body); i++ {
-		if c := body[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return Malformed
-		}
+	if !base64URL(body) {
+		return Malformed
 	}
 	n, err := enc.Decode(v.raw[:], unsafe.Slice(unsafe.StringData(body), len(body)))
 	if err != nil || n < 2+1+1+1+macLen || v.raw[0] != version {
@@ -161,13 +159,32 @@ func (v *Verifier) Verify(key string, nowSec int64, k *Key) Result {
 	if k.Expires != 0 && nowSec >= k.Expires {
 		return Expired
 	}
-	name := unsafe.String(unsafe.SliceData(k.Name), len(k.Name)) // a view: TinyGo copies string(k.Name)
-	for _, r := range v.revoked {
-		if name == r {
-			return Revoked
-		}
+	if v.isRevoked(k.Name) {
+		return Revoked
 	}
 	return OK
+}
+
+// isRevoked reports whether name is in REVOKED_KEYS.
+func (v *Verifier) isRevoked(name []byte) bool {
+	n := unsafe.String(unsafe.SliceData(name), len(name)) // a view: TinyGo copies string(name)
+	for _, r := range v.revoked {
+		if n == r {
+			return true
+		}
+	}
+	return false
+}
+
+// base64URL reports whether s is only characters of the base64url alphabet (the
+// decoder skips '\r' and '\n': a key has one spelling only).
+func base64URL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // decode reads a signed key's limit, expiry and name.
