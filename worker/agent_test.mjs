@@ -153,6 +153,7 @@ async function flows() {
   check("unlisted Signature-Agent", await outcome(await signed(url, "https://unlisted.example", RFC_KEY), env), "null (address)");
   check("no Signature-Agent", await outcome(new Request(url), env), "null (address)");
   check("AGENT_LIMITS empty", await outcome(good, {}), "null (address)");
+  check("AGENT_LIMITS listing plain http:// off loopback", await outcome(await signed(url, "http://agent.example", RFC_KEY), { AGENT_LIMITS: "http://agent.example=5" }), "null (address)");
 
   // the bad-input table
   const bad = (name, patch) => {

@@ -19,8 +19,10 @@ const SKEW_S = 60; // a created this far in the future is still accepted (clock 
 
 const enc = new TextEncoder();
 
-// listed returns AGENT_LIMITS's origins as a Set, parsed once per value of the var.
+// listed returns AGENT_LIMITS's origins as a Set, parsed once per value of the var: an
+// origin core accepts (api.AgentOrigin: https://host[:port], or http:// on loopback).
 let listedSrc = null, listedSet = new Set();
+const ORIGIN = /^(https:\/\/[a-z0-9.\-[\]:]+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:[0-9]+)?)$/;
 export function listed(env) {
   const s = (env && env.AGENT_LIMITS) || "";
   if (s !== listedSrc) {
@@ -28,7 +30,8 @@ export function listed(env) {
     listedSet = new Set();
     for (const e of s.split(",")) {
       const i = e.indexOf("=");
-      if (i > 0) listedSet.add(trimSlash(e.slice(0, i).trim()));
+      const o = i > 0 ? trimSlash(e.slice(0, i).trim()) : "";
+      if (ORIGIN.test(o)) listedSet.add(o);
     }
   }
   return listedSet;
