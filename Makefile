@@ -46,7 +46,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale goldens
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale key dev-key-secret goldens
 
 all: build
 
@@ -95,7 +95,7 @@ build-go: deps-check
 # answers; Ctrl-C stops it.
 # The first run writes .dev.vars (git-ignored) with a random quote signing key: the
 # secret QUOTE_SIGNING_KEYS that wrangler dev hands the Worker (docs/quote-token.md).
-dev: build .dev.vars
+dev: build .dev.vars dev-key-secret
 	@u=http://127.0.0.1:$(PORT)/api/agent; sh=$$$$; \
 	if command -v curl >/dev/null; then ( for i in $$(seq 600); do sleep 0.5; kill -0 $$sh 2>/dev/null || exit 0; \
 	  curl -sf -o /dev/null $$u/ || continue; \
@@ -123,6 +123,16 @@ scale: deps-check
 .dev.vars:
 	@umask 077; printf 'QUOTE_SIGNING_KEYS="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" > $@
 	@echo "make dev: wrote .dev.vars with a new random quote signing key (local only, never committed)"
+
+# Partner keys (README, "Who is asking"): .dev.vars gets a random API_KEY_SECRET when it
+# has none; `make key` mints a key under it (or under API_KEY_SECRET from the environment)
+# and prints it as its last line.
+dev-key-secret: .dev.vars
+	@grep -q '^API_KEY_SECRET=' .dev.vars || { umask 077; printf 'API_KEY_SECRET="1:%s"\n' "$$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')" >> .dev.vars; \
+	  echo "make dev: added a random API_KEY_SECRET to .dev.vars (local only, never committed)"; }
+
+key:
+	@$(GO) run ./build/key -name "$(NAME)" -limit "$(LIMIT)" -expires "$(EXPIRES)"
 
 # The tests that need build/app.wasm skip under a plain `go test ./...` without it; here
 # CAMPERVAN_REQUIRE_ALL makes a missing module or npm package a failure instead.
@@ -157,7 +167,7 @@ lint: deps-check
 allocs: deps-check
 	$(TINYGO) build $(TINYGO_FLAGS) -tags memstats -o build/memstats.debug.wasm ./worker
 	$(call wasm-finish,build/memstats.debug.wasm,build/memstats.wasm)
-	$(GO) test -count=1 -run '^TestWasmAllocs$$' -v ./worker -wasm ../build/memstats.wasm 2>&1 | grep -E '^(---|\s+wasm_bench_test|ok|FAIL|PASS)'; exit $${PIPESTATUS[0]}
+	$(GO) test -count=1 -run '^TestWasmAllocs' -v ./worker -wasm ../build/memstats.wasm 2>&1 | grep -E '^(---|\s+wasm_bench_test|\s+diff_identity_test|ok|FAIL|PASS)'; exit $${PIPESTATUS[0]}
 
 # Fuzz every target of core/... for FUZZTIME each, one at a time (make fuzz FUZZTIME=10m).
 # Seeds: core/<package>/testdata/fuzz/FuzzXxx/ (go test also replays them on every run).
@@ -166,7 +176,7 @@ FUZZPARALLEL ?= 1
 FUZZ_TARGETS := ./core/api:FuzzQueryParse ./core/api:FuzzParseID ./core/api:FuzzParsePicks ./core/api:FuzzParseDateParam \
   ./core/rental:FuzzParseDate ./core/rental:FuzzDecodeInventory ./core/api:FuzzDecodeRequest ./core/api:FuzzHandle ./core/api:FuzzQuoteEndpoint ./core/rental:FuzzQuote \
   ./core/api:FuzzQuoteCheck ./core/quotetoken:FuzzVerify ./core/quotetoken:FuzzDecode ./core/quotetoken:FuzzRoundTrip \
-  ./core/limit:FuzzClientOf ./core/jsonv:FuzzMatchesGJSON ./worker:FuzzWasmMatchesNative
+  ./core/limit:FuzzClientOf ./core/apikey:FuzzVerify ./core/api:FuzzIdentity ./worker:FuzzWasmMatchesNativeIdentity ./core/jsonv:FuzzMatchesGJSON ./worker:FuzzWasmMatchesNative
 fuzz: build
 	@set -e; for t in $(FUZZ_TARGETS); do p=$${t%%:*}; f=$${t#*:}; echo "== $$p $$f ($(FUZZTIME))"; \
 	  $(GO) test $$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) 2>&1 | tail -n 3; \

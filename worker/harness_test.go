@@ -108,7 +108,8 @@ func (c httpCase) request(ip string) abi.Request {
 }
 
 // testQuoteKeys is the quote signing key of the tests (the secret QUOTE_SIGNING_KEYS;
-// `make dev` writes the same into a first .dev.vars, startDev passes it with --var).
+// `make dev` writes the same into a first .dev.vars, startDev passes it with --var),
+// and their API_KEY_SECRET (the partner keys of testdata/http/cases.json).
 const testQuoteKeys = "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 
 // wranglerVars reads [vars] from wrangler.toml, so native and wasm runs use exactly
@@ -135,7 +136,7 @@ func wranglerVars(t testing.TB) []abi.Header {
 	if len(vars) == 0 {
 		t.Fatal("wrangler.toml has no [vars]")
 	}
-	return append(vars, abi.Header{Name: "QUOTE_SIGNING_KEYS", Value: testQuoteKeys})
+	return append(vars, abi.Header{Name: "QUOTE_SIGNING_KEYS", Value: testQuoteKeys}, abi.Header{Name: "API_KEY_SECRET", Value: testQuoteKeys})
 }
 
 var (

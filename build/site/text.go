@@ -65,7 +65,7 @@ func (s *site) summary() string { return firstSentence(s.doc.Info.Description) }
 
 func (s *site) limitsText() string {
 	c := &s.cfg
-	return fmt.Sprintf(`- Rate limit: %d requests per %d seconds per client (an IPv4 address, or an IPv6 /64), in fixed windows; every answer carries X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and the IETF draft RateLimit headers; past the limit a text/plain 429 with Retry-After. MCP POSTs count alike. The static files (this one, /docs, the catalog) are not counted.
+	return fmt.Sprintf(`- Rate limit: %d requests per %d seconds per client (an IPv4 address, or an IPv6 /64), in fixed windows; every answer carries X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and the IETF draft RateLimit headers; past the limit a text/plain 429 with Retry-After. MCP POSTs count alike. The static files (this one, /docs, the catalog) are not counted. A partner key (Authorization: Bearer ck_...) or a listed agent's Web Bot Auth signature counts in a bucket of its own, named by RateLimit-Policy ("partner", "agent"); a refused one is a 401 (invalid_key, invalid_signature).
 - Caching: depots and undated accessory and insurance lists %d s with a strong ETag (If-None-Match gives a 304); availability, calendars and dated lists %d s; quotes and errors no-store.
 - A quote's id is signed and expires after %d s; a quote is not a booking: the customer books at its checkoutUrl.
 - Errors: a JSON {error, code, param, suggestions} naming the parameter at fault and what would be accepted; unknown or repeated parameters are a 400.

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/campervan/agent-api/core/apikey"
 	"github.com/campervan/agent-api/core/quotetoken"
 )
 
@@ -35,6 +36,12 @@ type Config struct {
 	// Worker secret QUOTE_SIGNING_KEYS, "kid:base64url-key[,kid:key...]". Without it
 	// the quote operations answer 503 and the others work.
 	QuoteKeys *quotetoken.Keyring
+	// APIKeys verifies partner keys (API_KEY_SECRET, less REVOKED_KEYS); nil: none are
+	// issued. AgentLimits are the signed agents the operator trusts (AGENT_LIMITS).
+	// identity.go reads the three vars.
+	APIKeys     *apikey.Verifier
+	AgentLimits []AgentLimit
+	revokedKeys string
 }
 
 // DefaultConfig returns the configuration used when a var is not set.
@@ -56,12 +63,13 @@ func DefaultConfig() Config {
 // these (worker/glue/instance.mjs and wrangler.toml are held to this list by a test in worker/).
 var Vars = []string{"BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
 	"RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS", "SEARCH_MAX_AGE_SECONDS",
-	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"}
+	"RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS",
+	"API_KEY_SECRET", "REVOKED_KEYS", "AGENT_LIMITS"}
 
 // RequestHeaders are the request headers Handle reads (lower case). Every shell passes
 // these and no others.
-var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "origin",
-	"content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
+var RequestHeaders = []string{"cf-connecting-ip", "if-none-match", "authorization", AgentHeader,
+	"origin", "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"}
 
 // Var is one Worker var (wrangler.toml's [vars], or a secret) by its name.
 type Var struct{ Name, Value string }
@@ -109,6 +117,13 @@ func ConfigFromVars(vars []Var) (Config, error) {
 				return DefaultConfig(), &configError{name: v.Name, why: err.Error()}
 			}
 		default:
+			if handled, e := c.identityVar(v.Name, val); handled {
+				if ce, ok := e.(*configError); ok && ce.why != "" {
+					return DefaultConfig(), ce
+				}
+				err = e
+				break
+			}
 			for _, n := range ints {
 				if n.name == v.Name {
 					*n.p, err = positive(val)

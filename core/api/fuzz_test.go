@@ -261,7 +261,7 @@ func FuzzDecodeRequest(f *testing.F) {
 }
 
 // statuses a client can get from a correctly configured server.
-var clientStatuses = map[int]bool{200: true, 204: true, 304: true, 400: true, 404: true, 405: true, 429: true}
+var clientStatuses = map[int]bool{200: true, 204: true, 304: true, 400: true, 401: true, 404: true, 405: true, 429: true}
 
 // checkResponse asserts what every response of a healthy server satisfies, from its
 // ABI bytes: a known 2xx/3xx/4xx status, Content-Type (except 204/304),

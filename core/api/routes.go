@@ -121,13 +121,18 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 	head := req.Method == "HEAD"
 	// Every GET and HEAD (and POST to the MCP endpoint) counts against the client's
 	// limit, whatever it asks for.
-	v := s.limit.Take(clientKey(req), now)
+	bucket, authErr := s.identify(req, now) // identity.go: a key, a signed agent, or the address
+	v := s.limit.TakeIn(bucket, now)
 	if s.limit.Due(now) {
 		w.SetHeader(":kv", "1") // the glue then calls KVPending (write-behind, off the hot path)
 	}
 	s.rateHeaders(w, v)
 	if !v.Allowed {
 		s.tooMany(w, v)
+		return
+	}
+	if authErr != nil {
+		s.unauthorized(c, authErr)
 		return
 	}
 	if len(target) > maxTargetLen || s.cfg.Maintenance || s.catErr != nil {
@@ -168,7 +173,8 @@ func (s *Server) Handle(req *abi.Request, w *abi.Response) {
 //go:noinline
 func (s *Server) uncounted(c *call, route string, inAPI bool) {
 	req, w := c.req, c.w
-	s.rateHeaders(w, s.limit.Peek(clientKey(req), c.now))
+	bucket, _ := s.identify(req, c.now)
+	s.rateHeaders(w, s.limit.PeekIn(bucket, c.now))
 	switch {
 	case !inAPI:
 		s.fail(c, s.errOutside)
@@ -213,12 +219,16 @@ func (s *Server) rateHeaders(w *abi.Response, v limit.Verdict) {
 		h.AddInt("x-ratelimit-limit", v.Limit)
 		h.AddInt("x-ratelimit-remaining", v.Remaining)
 		h.AddInt("x-ratelimit-reset", v.Reset)
-		s.rateHeader = bytebuf.Put(s.rateHeader[:0], `"default";q=`)
+		s.rateHeader = bytebuf.PutByte(s.rateHeader[:0], '"')
+		s.rateHeader = bytebuf.Put(s.rateHeader, v.Kind.Name())
+		s.rateHeader = bytebuf.Put(s.rateHeader, `";q=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Limit)
 		s.rateHeader = bytebuf.Put(s.rateHeader, ";w=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, s.cfg.RateWindowSeconds)
 		h.Add("ratelimit-policy", s.rateHeader)
-		s.rateHeader = bytebuf.Put(s.rateHeader[:0], `"default";r=`)
+		s.rateHeader = bytebuf.PutByte(s.rateHeader[:0], '"')
+		s.rateHeader = bytebuf.Put(s.rateHeader, v.Kind.Name())
+		s.rateHeader = bytebuf.Put(s.rateHeader, `";r=`)
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Remaining)
 		s.rateHeader = bytebuf.Put(s.rateHeader, ";t=")
 		s.rateHeader = jsonw.AppendInt(s.rateHeader, v.Reset)

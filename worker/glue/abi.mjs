@@ -9,10 +9,15 @@ export const NO_BODY = new Uint8Array(0);
 // The request headers core reads (lower case); nothing else crosses into Go. A GET or
 // HEAD passes only the first GET_HEADERS (the client, If-None-Match), since each
 // request.headers.get is a call into the runtime; core treats a header not passed as
-// empty. TestShellListsMatchCore holds this list to api.RequestHeaders.
-export const HEADERS = ["cf-connecting-ip", "if-none-match", "origin",
-  "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
+// empty. One with Authorization or Signature-Agent passes the first ID_HEADERS: also
+// the key and the Web Bot Auth outcome (":agent", which the glue writes: AGENT_AT is
+// its index, and no client can send a header of that name). TestShellListsMatchCore
+// holds this list to api.RequestHeaders.
+export const HEADERS = ["cf-connecting-ip", "if-none-match", "authorization", ":agent",
+  "origin", "content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
 export const GET_HEADERS = 2;
+export const AGENT_AT = 3;
+export const ID_HEADERS = AGENT_AT + 1;
 
 // The header names encoded once with their u32 length prefixes, as little-endian
 // 32-bit words (the last one padded), so that writeRequest stores them with DataView

@@ -1,7 +1,8 @@
 // The Worker's fetch handler: a request's headers and body read, the answer made by the
 // module (retried once on a fresh instance after a trap), the request log line, and the
 // background work (rate-limit KV, inventory refresh, renewal) handed to ctx.waitUntil.
-import { GET_HEADERS, HEADERS, NO_BODY, call, enc } from "./abi.mjs";
+import { AGENT_AT, GET_HEADERS, HEADERS, ID_HEADERS, NO_BODY, call, enc } from "./abi.mjs";
+import { agentCheck } from "./agent.mjs";
 import { app, current, drop, logLevel, renew, validatorFreePaths } from "./instance.mjs";
 import { inventoryTick, readsInventory } from "./inventory.mjs";
 import { kvRestart, kvSync } from "./ratelimit.mjs";
@@ -29,6 +30,7 @@ const INIT = { status: 200, headers: null };
 const HV_ALL = new Array(HEADERS.length).fill("");
 const HV_GET = new Array(GET_HEADERS).fill("");
 const HV_CLIENT = [""];
+const HV_ID = new Array(ID_HEADERS).fill(""); // a GET or HEAD with a key or a signature
 
 // fetch returns the Response itself when nothing has to be awaited (every GET and HEAD
 // but those that wait for an isolate's first inventory read): an async handler costs
@@ -39,14 +41,34 @@ export const fetch = (function (request, env, ctx) {
   const target = request.url;
   const method = request.method;
   if (method === "POST") return post(request, target, env, ctx);
+  const rh = request.headers;
+  if (rh.has("authorization") || rh.has("signature-agent")) return identified(request, method, target, env, ctx);
   const hv = method === "GET" || method === "HEAD" ? (validatorFree(target) ? HV_CLIENT : HV_GET) : HV_ALL;
   const now = Date.now(); // the inventory's schedule and the module's clock alike
   const ready = inventoryTick(env, ctx, now);
   if (ready !== null && readsInventory(method, target, env)) { // the isolate's first inventory read is under way
-    return ready.then(() => answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, Date.now()));
+    return ready.then(() => answer(method, target, readHeaders(request, hv, ""), NO_BODY, env, ctx, Date.now()));
   }
-  return answer(method, target, readHeaders(request, hv), NO_BODY, env, ctx, now);
+  return answer(method, target, readHeaders(request, hv, ""), NO_BODY, env, ctx, now);
 });
+
+// identified answers a request with a key or a Signature-Agent (README, "Who is
+// asking"): core verifies a key; the glue verifies a listed agent's signature first
+// (agent.mjs), which may wait for the agent's key directory.
+function identified(request, method, target, env, ctx) {
+  const hv = method === "GET" || method === "HEAD" ? HV_ID : HV_ALL;
+  const now = Date.now();
+  const check = agentCheck(request, env, now); // null: no listed agent to verify
+  const ready = inventoryTick(env, ctx, now);
+  const waits = ready !== null && readsInventory(method, target, env);
+  if (check === null && !waits) return answer(method, target, readHeaders(request, hv, ""), NO_BODY, env, ctx, now);
+  return (async () => {
+    const agent = check === null ? "" : await check;
+    if (waits) await ready;
+    // the headers after the last await (another request may have filled hv meanwhile)
+    return answer(method, target, readHeaders(request, hv, agent), NO_BODY, env, ctx, Date.now());
+  })();
+}
 
 // post reads a POST's body first (the MCP endpoint), then answers.
 async function post(request, target, env, ctx) {
@@ -61,9 +83,14 @@ async function post(request, target, env, ctx) {
   }
   const ready = inventoryTick(env, ctx, Date.now()); // the MCP endpoint's tools search: it waits
   if (ready !== null) await ready;
+  let agent = "";
+  if (request.headers.has("signature-agent")) {
+    const check = agentCheck(request, env, Date.now());
+    if (check !== null) agent = await check;
+  }
   // The headers are read after the last await: while it waited, another request may
   // have filled HV_ALL (one request runs at a time, but they interleave at awaits).
-  return answer("POST", target, readHeaders(request, HV_ALL), body, env, ctx, Date.now());
+  return answer("POST", target, readHeaders(request, HV_ALL, agent), body, env, ctx, Date.now());
 }
 
 // answer runs one request through the module, retrying once on a fresh instance after
@@ -121,11 +148,16 @@ export const validatorFree = (function (target) {
   return false;
 });
 
-// readHeaders fills hv with the request's values of the first hv.length HEADERS and
-// returns it.
-const readHeaders = (function (request, hv) {
+// readHeaders fills hv with the request's values of the first hv.length HEADERS, agent
+// (agent.mjs's outcome) as ":agent", and returns it.
+const readHeaders = (function (request, hv, agent) {
   const h = request.headers;
-  for (let i = 0; i < hv.length; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  const n = hv.length;
+  for (let i = 0; i < n && i < AGENT_AT; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  if (n > AGENT_AT) {
+    hv[AGENT_AT] = agent;
+    for (let i = AGENT_AT + 1; i < n; i++) hv[i] = h.get(HEADERS[i]) ?? "";
+  }
   return hv;
 });
 

@@ -3,11 +3,12 @@
 import { HEADER_SLOTS, NO_BODY, ensure, stringList, views, writeRequest } from "./abi.mjs";
 import { wasi } from "./wasi.mjs";
 
-// The Worker vars core reads (wrangler.toml [vars]) and its secret QUOTE_SIGNING_KEYS.
-// TestShellListsMatchCore holds this list to api.Vars.
+// The Worker vars core reads (wrangler.toml [vars]) and its secrets QUOTE_SIGNING_KEYS
+// and API_KEY_SECRET. TestShellListsMatchCore holds this list to api.Vars.
 const VARS = ["BASE_PATH", "WEB_URL", "QUOTE_TTL_SECONDS", "RATE_LIMIT_REQUESTS",
   "RATE_LIMIT_WINDOW_SECONDS", "MAINTENANCE", "CACHE_MAX_AGE_SECONDS",
-  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS"];
+  "SEARCH_MAX_AGE_SECONDS", "RETRY_AFTER_SECONDS", "MCP_ALLOWED_ORIGINS", "QUOTE_SIGNING_KEYS",
+  "API_KEY_SECRET", "REVOKED_KEYS", "AGENT_LIMITS"];
 
 let compiled = null; // app.wasm, compiled: given by the entry (useModule)
 
