@@ -61,7 +61,7 @@ function calendarView(rows) {
   const table = el("table", { class: "cal" },
     el("caption", { class: "sr" }, "Cheapest total and free vehicles by start date and hire length"),
     el("thead", null, el("tr", null, el("th", { scope: "col" }, "Start"), lengths.map((d) => el("th", { scope: "col" }, d + " days")))),
-    el("tbody", null, starts.map((s) => el("tr", null, el("th", { scope: "row" }, day(s)), lengths.map((d) => el("td", null, calendarCell(at.get(s + "/" + d), out)))))));
+    el("tbody", null, starts.map((s) => el("tr", null, el("th", { scope: "row" }, day(s)), lengths.map((d) => el("td", { "data-cell": s + "/" + d }, calendarCell(at.get(s + "/" + d), out)))))));
   return [el("h1", null, "Flexible dates"), el("div", { class: "scroll" }, table), out];
 }
 
