@@ -137,7 +137,10 @@ async function finish(v, name, theme) {
   const bg = await v.frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const dark = bg.match(/\d+/g).slice(0, 3).reduce((a, c) => a + +c, 0) < 3 * 128;
   check(dark === (theme === "dark"), `${name} (${theme}): the host's theme`, bg);
-  await v.page.screenshot({ path: join(out, `view-${name}-${theme}.png`), fullPage: true });
+  const h = await v.page.$eval("iframe", (f) => f.getBoundingClientRect().height);
+  await v.page.setViewport({ width: v.page.viewport().width, height: Math.ceil(h) });
+  await new Promise((r) => setTimeout(r, 300));
+  await (await v.page.$("iframe")).screenshot({ path: join(out, `view-${name}-${theme}.png`) });
   await v.page.close();
 }
 

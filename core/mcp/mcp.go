@@ -11,13 +11,17 @@
 //     "io.modelcontextprotocol/protocolVersion" or the MCP-Protocol-Version header is
 //     2026-07-28: no initialize; the header must equal the _meta version, Mcp-Method
 //     must equal the method and, for tools/call, Mcp-Name the tool (-32020 otherwise);
-//     _meta must carry clientCapabilities (-32602); server/discover, tools/list and
-//     tools/call are answered; results carry resultType "complete" and serverInfo in
-//     _meta, list and discover results ttlMs and cacheScope.
+//     _meta must carry clientCapabilities (-32602); server/discover, tools/list,
+//     tools/call, resources/list and resources/read are answered (any other method,
+//     ping and initialize among them, is 404/-32601, as that revision says); results
+//     carry resultType "complete" and serverInfo in _meta, list and discover results
+//     ttlMs and cacheScope.
 //   - otherwise 2025-11-25 and earlier ("legacy"): initialize (negotiating 2025-11-25,
 //     2025-06-18 or 2025-03-26), notifications/initialized (202), ping, tools/list,
-//     tools/call. No session id is minted: every request stands alone, so tools/list
-//     and tools/call also work without a prior initialize.
+//     tools/call, resources/list, resources/read. No session id is minted: every
+//     request stands alone, so the others also work without a prior initialize.
+//
+// The resources are the MCP Apps views (resources.go).
 package mcp
 
 import (

@@ -3,7 +3,7 @@
 
 function render(sc) {
   const v = document.body.dataset.view;
-  if (v === "search") show(...searchView(sc.vehicles || [], input));
+  if (v === "search") show(...searchView(sc.vehicles || [], input, !!sc.nextPage));
   else if (v === "calendar") show(...calendarView(sc.calendar || []));
   else show(...quoteView(sc));
 }
@@ -11,9 +11,9 @@ function render(sc) {
 const canCall = () => !!host.caps.serverTools;
 
 // searchView: one card per vehicle, in the result's order.
-function searchView(vehicles, args) {
+function searchView(vehicles, args, more) {
   if (vehicles.length === 0) return [el("p", { role: "status" }, "No vehicle is free for these dates and depots.")];
-  const head = el("h1", null, vehicles.length + (vehicles.length === 1 ? " vehicle" : " vehicles") + " free",
+  const head = el("h1", null, (more ? "The first " : "") + vehicles.length + (vehicles.length === 1 ? " vehicle" : " vehicles") + " free",
     args.pick_up_date ? el("span", { class: "sub" }, " · " + day(args.pick_up_date) + " – " + day(args.drop_off_date)) : "");
   return [head, el("ul", { class: "grid", "aria-label": "Vehicles" }, vehicles.map((v) => vehicleCard(v, args)))];
 }
@@ -76,7 +76,7 @@ function calendarCell(r, out) {
       const args = { ...input, pick_up_date: r.pick_up_date, drop_off_date: r.drop_off_date };
       for (const k of ["earliest_pick_up_date", "latest_pick_up_date", "days", "detail", "page", "limit", "vehicle_id"]) delete args[k];
       out.replaceChildren(el("p", { class: "sub" }, "Searching…"));
-      try { out.replaceChildren(...searchView((await callTool("search_vehicles", args)).vehicles || [], args)); }
+      try { const sc = await callTool("search_vehicles", args); out.replaceChildren(...searchView(sc.vehicles || [], args, !!sc.nextPage)); }
       catch (err) { out.replaceChildren(el("p", { class: "err" }, err.message)); }
     } }, label);
 }
