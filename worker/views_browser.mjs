@@ -120,6 +120,7 @@ async function show(name, uri, input, result, theme, width) {
       const r = await fetch(base + "/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }) });
       return (await r.json()).result;
     };
+    bridge.onrequestdisplaymode = async ({ mode }) => { window.modes = (window.modes || []).concat(mode); return { mode }; };
     bridge.onsizechange = ({ height }) => { if (height) f.style.height = height + "px"; };
     bridge.oninitialized = async () => { await bridge.sendToolInput({ arguments: input }); await bridge.sendToolResult(result); };
     await bridge.connect(new MCPApps.PostMessageTransport(f.contentWindow, f.contentWindow));
@@ -205,9 +206,34 @@ try {
       await v.frame.click("[data-act=checkout]");
       await v.page.waitForFunction(() => window.opened.length > 0, { timeout: 5000 });
       check((await v.page.evaluate(() => window.opened))[0] === q.checkoutUrl, "quote: Checkout asks the host to open checkoutUrl");
+      await v.frame.click("#expand");
+      await v.page.waitForFunction(() => window.modes?.length > 0, { timeout: 5000 });
+      check(JSON.stringify(await v.page.evaluate(() => window.modes)) === '["fullscreen"]' && await v.frame.$eval("html", (e) => e.dataset.display) === "fullscreen" && await v.frame.$eval("#expand", (e) => e.hidden),
+        "quote: Full screen asks the host for that display mode, then hides itself");
     }
     await finish(v, "quote", theme);
   }
+  // The docs page plays the host for each view with the site's sample results.
+  const origin = new URL(base).origin;
+  const samples = await (await fetch(origin + "/views/samples.json")).json();
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1000, height: 900 });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(origin + "/docs", { waitUntil: "load" });
+  for (const name of ["search", "calendar", "quote"]) {
+    const frame = await (await page.waitForSelector(`iframe.view[data-view=${name}]`)).contentFrame();
+    await frame.waitForSelector("#main h1", { timeout: 15_000 });
+    const sc = samples[name].result.structuredContent;
+    const totals = await frame.$$eval("[data-k=total]", (els) => els.map((e) => e.textContent));
+    const want = name === "search" ? sc.vehicles.map((x) => nzd(x.totalAmount)) : name === "quote" ? [nzd(sc.totalAmount)] : [];
+    check(JSON.stringify(totals) === JSON.stringify(want) && (name !== "calendar" || (await frame.$$("[data-k=free]")).length === sc.calendar.length),
+      `/docs: the ${name} view shows its sample result`, totals);
+  }
+  check(errors.length === 0, "/docs: no console error", errors);
+  await (await page.$("#views")).screenshot({ path: join(out, "docs-views.png") });
+  await page.close();
 } finally {
   await browser.close();
   rmSync(profile, { recursive: true, force: true });

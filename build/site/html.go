@@ -122,7 +122,6 @@ func (s *site) docsPage() []byte {
 </main>
 <script src="/` + s.ui + `/swagger-ui-bundle.js"></script>
 <script src="/assets/docs.js"></script>
-<script src="/assets/views.js"></script>
 </body>
 </html>
 `)

@@ -118,6 +118,7 @@ func (s *site) viewsSection() string {
 	b.WriteString(`<section id="views">
 <h2>What an MCP Apps host shows</h2>
 <p>Hosts that implement MCP Apps (<code>io.modelcontextprotocol/ui</code>) show these views for the tools' results, from <code>resources/read</code>; other hosts get the same text and <code>structuredContent</code> as always. Below, each view with a sample result (this page plays the host).</p>
+<script src="/assets/views.js"></script>
 `)
 	for _, v := range views.All {
 		fmt.Fprintf(&b, "<h3>%s <small>(%s, <code>%s</code>)</small></h3>\n<iframe class=\"view\" data-view=\"%s\" title=\"%s, with a sample result\" sandbox=\"allow-scripts\" src=\"/views/%s.html\" style=\"width:100%%;height:420px;border:1px solid #ccc;border-radius:8px\"></iframe>\n",
@@ -131,16 +132,15 @@ func (s *site) viewsSection() string {
 // ui/initialize, sends it its sample's tool input and result, sizes the frame to the
 // view, and shows (rather than follows) the links a view asks to open.
 const viewsHostJS = `"use strict";
-(async () => {
-  const frames = [...document.querySelectorAll("iframe.view")];
-  if (frames.length === 0) return;
-  const samples = await (await fetch("/views/samples.json")).json();
+// Listens before the frames can speak: a view sends ui/initialize once, on load.
+(() => {
+  const samples = fetch("/views/samples.json").then((r) => r.json());
   const dark = matchMedia("(prefers-color-scheme: dark)").matches;
-  addEventListener("message", (e) => {
-    const f = frames.find((f) => f.contentWindow === e.source);
+  addEventListener("message", async (e) => {
+    const f = [...document.querySelectorAll("iframe.view")].find((f) => f.contentWindow === e.source);
     const m = e.data;
     if (!f || !m || m.jsonrpc !== "2.0") return;
-    const s = samples[f.dataset.view];
+    const s = (await samples)[f.dataset.view];
     const reply = (result) => e.source.postMessage({ jsonrpc: "2.0", id: m.id, result }, "*");
     if (m.method === "ui/initialize") {
       reply({ protocolVersion: "2026-01-26", hostInfo: { name: "docs-page", version: "1.0.0" },

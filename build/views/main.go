@@ -69,7 +69,7 @@ func Documents(src string) ([][]byte, error) {
 		d := "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" +
 			"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">" +
 			"<title>" + html.EscapeString(v.Title) + "</title><style>\n" + css + "</style></head>\n" +
-			"<body data-view=\"" + v.Name + "\"><main id=\"main\" aria-live=\"polite\"><p class=\"sub\">Waiting for the result…</p></main>" +
+			"<body data-view=\"" + v.Name + "\"><button id=\"expand\" class=\"ghost\" hidden>Full screen</button><main id=\"main\" aria-live=\"polite\"><p class=\"sub\">Waiting for the result…</p></main>" +
 			"<p id=\"status\" class=\"err\" role=\"alert\"></p>\n<script>\n" + js + "</script></body></html>\n"
 		if len(d) > maxRaw {
 			return nil, fmt.Errorf("view %s: %d bytes, more than %d", v.Name, len(d), maxRaw)

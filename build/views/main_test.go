@@ -9,9 +9,9 @@ import (
 	"github.com/campervan/agent-api/core/views"
 )
 
-// TestPackedViews: core/views/views.lz4 holds exactly the documents src/ makes now (a
+// TestGeneratedViews: core/views/views.lz4 holds exactly the documents src/ makes now (a
 // changed source without go generate fails here), each within its size budget.
-func TestPackedViews(t *testing.T) {
+func TestGeneratedViews(t *testing.T) {
 	docs, err := Documents("../../core/views/src")
 	if err != nil {
 		t.Fatal(err)

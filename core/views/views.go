@@ -43,7 +43,7 @@ var docs [][]byte
 
 // HTML returns view i's document, unpacking them all on the first call. A pack that
 // does not unpack (a build that skipped build/views) gives empty documents, which
-// TestPackedViews catches.
+// TestGeneratedViews catches.
 func HTML(i int) []byte {
 	if docs == nil {
 		docs = Unpack(packed)

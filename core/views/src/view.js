@@ -42,6 +42,9 @@ function applyContext(c) {
   const vars = c.styles && c.styles.variables;
   if (vars) for (const k in vars) if (k.startsWith("--") && typeof vars[k] === "string") root.style.setProperty(k, vars[k]);
   if (c.displayMode) root.dataset.display = c.displayMode;
+  const modes = c.availableDisplayModes || host.ctx.availableDisplayModes || [];
+  const b = document.getElementById("expand");
+  if (b) b.hidden = !modes.includes("fullscreen") || host.ctx.displayMode === "fullscreen";
   if (c.locale) locale = c.locale;
 }
 on["ui/notifications/host-context-changed"] = applyContext;
@@ -125,7 +128,14 @@ on["ui/notifications/tool-result"] = (r) => {
 };
 on["ui/notifications/tool-cancelled"] = () => show(el("p", { class: "sub" }, "Cancelled."));
 
+// expand asks the host to show the view full screen (ui/request-display-mode).
+async function expand() {
+  try { applyContext({ displayMode: (await request("ui/request-display-mode", { mode: "fullscreen" })).mode }); }
+  catch (err) { status().textContent = "The host did not change the display: " + err.message; }
+}
+
 async function start() {
+  document.getElementById("expand").addEventListener("click", expand);
   const r = await request("ui/initialize", {
     protocolVersion: PROTOCOL,
     appInfo: { name: "campervan-" + document.body.dataset.view, version: "1.0.0" },
