@@ -71,8 +71,9 @@ check(!quote.isError && !cal.isError, "search_calendar and get_quote: results", 
 
 // The host page (this origin) and the views' origin (another port): the view's frame
 // is sandboxed (scripts only: an opaque origin) and its document carries the CSP that
-// MCP Apps hosts apply to a view declaring no domains.
-const viewCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'";
+// the MCP Apps specification has a host apply to a view declaring no domains (no
+// connections, no frames, base-uri 'self').
+const viewCSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'";
 const bridgeJS = execFileSync(join(root, "node_modules/.bin/esbuild"), [join(root, "worker/views_host_entry.mjs"), "--bundle", "--format=iife", "--global-name=MCPApps", "--minify", "--log-level=warning"], { cwd: root });
 const hostPage = `<!doctype html><html><head><meta charset="utf-8"><title>host</title><script src="/bridge.js"></script></head>
 <body style="margin:0"><div id="frames"></div></body></html>`;
