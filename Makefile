@@ -70,10 +70,14 @@ build: build/app.wasm build/worker.mjs site
 
 # The static site, from the operations table, the OpenAPI document and wrangler.toml
 # (docs/static-assets.md); ~1 s.
-site: | deps-check
+site: core/views/views.lz4 | deps-check
 	@$(GO) run ./build/site -config wrangler.toml -out build/out/site
 
-build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) core/api/openapi.lz4 go.mod go.sum Makefile | deps-check
+# The MCP Apps views (core/views): three HTML documents from core/views/src, packed.
+core/views/views.lz4: $(wildcard core/views/src/*) build/views/main.go | deps-check
+	$(GO) run ./build/views
+
+build/app.wasm: $(shell find core data worker -name '*.go' -not -name '*_test.go') $(wildcard data/*.json core/*/*.json) core/api/openapi.lz4 core/views/views.lz4 go.mod go.sum Makefile | deps-check
 	$(GO) generate ./...   # the generated files (bad data fails the build here)
 	$(TINYGO) build $(TINYGO_FLAGS) -o build/app.debug.wasm ./worker
 	$(call wasm-finish,build/app.debug.wasm,$@)

@@ -53,7 +53,7 @@ func (s *site) catalog() []byte {
 // and connections from other origins (nothing loads from a CDN); the Swagger UI files,
 // whose folder names the version, may be cached for a year.
 func (s *site) headers() string {
-	const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	rules := []struct {
 		path    string
 		headers []string
@@ -65,6 +65,7 @@ func (s *site) headers() string {
 		{"/llms.txt", []string{"Content-Type: text/plain; charset=utf-8", "Access-Control-Allow-Origin: *"}},
 		{"/llms-full.txt", []string{"Content-Type: text/plain; charset=utf-8", "Access-Control-Allow-Origin: *"}},
 		{"/" + s.ui + "/*", []string{"Cache-Control: public, max-age=31536000, immutable"}},
+		{"/views/*", []string{"! Content-Security-Policy", "Content-Security-Policy: " + viewsCSP}},
 	}
 	var b strings.Builder
 	b.WriteString("# Written by build/site: headers of the static files (Workers Static Assets).\n")

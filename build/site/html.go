@@ -114,7 +114,7 @@ func (s *site) docsPage() []byte {
 <dt>VS Code</dt><dd><code>.vscode/mcp.json</code>:<pre>{"servers": {"campervans": {"type": "http", "url": "` + mcpURL + `"}}}</pre></dd>
 </dl>
 </section>
-<section id="reference">
+` + s.viewsSection() + `<section id="reference">
 <h2>API reference</h2>
 <noscript><p>The reference needs JavaScript; the same document is <a href="/.well-known/openapi">the OpenAPI document</a>, and <a href="/llms-full.txt">llms-full.txt</a> says it in text.</p></noscript>
 <div id="swagger-ui" data-url="/.well-known/openapi"></div>

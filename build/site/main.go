@@ -99,6 +99,11 @@ func generate(config, out, npm string) ([]file, *site, error) {
 		{"openapi.json", s.raw},
 		{"_headers", []byte(s.headers())},
 	}
+	vf, err := s.viewFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	files = append(files, vf...)
 	for _, f := range ui.files {
 		files = append(files, file{s.ui + "/" + f.path, f.body})
 	}

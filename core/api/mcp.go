@@ -6,6 +6,7 @@ import (
 	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/mcp"
 	"github.com/campervan/agent-api/core/text"
+	"github.com/campervan/agent-api/core/views"
 )
 
 // The API as its MCP endpoint (core/mcp) uses it: each tool runs an operation, and a
@@ -136,4 +137,14 @@ func toolTextPairs(base string) []string {
 		"path parameter ", "argument ",
 	)
 	return pairs
+}
+
+// mcpViews returns the MCP Apps views as the endpoint's resources.
+func mcpViews() []mcp.Resource {
+	r := make([]mcp.Resource, len(views.All))
+	for i, v := range views.All {
+		r[i] = mcp.Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description,
+			Tools: v.Tools, HTML: func() []byte { return views.HTML(i) }}
+	}
+	return r
 }

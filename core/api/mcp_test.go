@@ -120,8 +120,11 @@ func TestMCPToolSchemasMatchOpenAPI(t *testing.T) {
 				delete(prop, "format")
 				delete(prop, "maxLength")
 			}
+			if full["maximum"] == float64(2147483647) { // an id's int32 bound is left out
+				delete(prop, "maximum")
+			}
 			for _, k := range []string{"type", "pattern", "enum", "minimum", "maximum"} {
-				if full[k] != nil && !reflect.DeepEqual(prop[k], full[k]) {
+				if full[k] != nil && !reflect.DeepEqual(prop[k], full[k]) && !(k == "maximum" && full[k] == float64(2147483647)) {
 					t.Errorf("%s: argument %s lost its %s %v", spec.Name, p["name"], k, full[k])
 				}
 			}
@@ -467,7 +470,7 @@ func TestMCPProtocol(t *testing.T) {
 		has     string  // in the body
 	}
 	cases := []c{
-		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil, 200, 0, `"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"campervan-agent-api"`},
+		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil, 200, 0, `"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false},"resources":{"listChanged":false}},"serverInfo":{"name":"campervan-agent-api"`},
 		{"initialize-older", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, nil, 200, 0, `"protocolVersion":"2025-03-26"`},
 		{"initialize-unknown", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}`, nil, 200, 0, `"protocolVersion":"2025-11-25"`},
 		{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []abi.Header{{Name: "mcp-protocol-version", Value: "2025-11-25"}}, 202, 0, ""},
@@ -481,7 +484,7 @@ func TestMCPProtocol(t *testing.T) {
 		{"bad-jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, 400, -32600, `\"jsonrpc\" must be \"2.0\"`},
 		{"bad-id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, -32600, "id must be"},
 		{"no-id", `{"jsonrpc":"2.0","method":"tools/list"}`, nil, 400, -32600, "has no id"},
-		{"unknown-method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, nil, 200, -32601, "Method not found"},
+		{"unknown-method", `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, nil, 200, -32601, "Method not found"},
 		{"unknown-tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_vehicle"}}`, nil, 200, -32602, `Unknown tool \"book_vehicle\"`},
 		{"params-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, nil, 400, -32602, "params"},
 		{"arguments-not-object", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_depots","arguments":"x"}}`, nil, 200, -32602, "arguments"},
@@ -502,6 +505,11 @@ func TestMCPProtocol(t *testing.T) {
 		// transport
 		{"origin-denied", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "https://evil.example"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
 		{"origin-allowed", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "https://agent.example"}}, 200, 0, `"result":{}`},
+		{"origin-loopback", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "http://127.0.0.1:8787"}}, 200, 0, `"result":{}`},
+		{"origin-localhost", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "http://localhost:6274"}}, 200, 0, `"result":{}`},
+		{"origin-loopback-lookalike", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "http://localhost.evil.example"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
+		{"origin-loopback-https-port", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "origin", Value: "http://127.0.0.1:99999"}}, 403, -32600, "MCP_ALLOWED_ORIGINS"},
+		{"modern-ping-removed", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, modern("ping", ""), 404, -32601, "Method not found"},
 		{"accept-sse-only", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []abi.Header{{Name: "accept", Value: "text/event-stream"}}, 406, -32600, "Accept"},
 		{"too-large", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 70000) + `"}}`, nil, 413, -32600, "65536"},
 	}
@@ -546,8 +554,8 @@ func TestMCPProtocol(t *testing.T) {
 			t.Errorf("%s /mcp: %d allow %q, want 405 POST", m, d.Status, d.Header("allow"))
 		}
 	}
-	if d := do(s, "OPTIONS", "/api/agent/mcp", abi.Header{Name: "origin", Value: "https://agent.example"}); d.Status != 204 || d.Header("access-control-allow-origin") != "https://agent.example" {
-		t.Errorf("preflight from an allowed origin: %d", d.Status)
+	if d := do(s, "OPTIONS", "/api/agent/mcp", abi.Header{Name: "origin", Value: "https://agent.example"}); d.Status != 204 || d.Header("access-control-allow-origin") != "https://agent.example" || d.Header("x-content-type-options") != "nosniff" {
+		t.Errorf("preflight from an allowed origin: %d %v", d.Status, d.Headers)
 	}
 	if d := mcpPost(s, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, abi.Header{Name: "origin", Value: "https://agent.example"}); d.Header("access-control-allow-origin") != "https://agent.example" {
 		t.Errorf("allowed origin: no CORS header")

@@ -202,7 +202,7 @@ func NewServer(cfg Config, cat *rental.Catalog, catErr error, now func() int64, 
 		s.setInvVersion(cat.Inventory().Version())
 	}
 	s.mcp = mcp.New(mcp.Config{BasePath: cfg.BasePath, StaticMaxAge: cfg.StaticMaxAge,
-		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed}, tools, mcpOps{s})
+		AllowedOrigins: cfg.MCPAllowedOrigins, ExposeHeaders: exposed, Resources: mcpViews()}, tools, mcpOps{s})
 	return s
 }
 

@@ -160,7 +160,7 @@ func TestProtocolErrors(t *testing.T) {
 			Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":1}}}`)}, "", 400, -32602, "7", "is required"},
 		{"modern: another _meta version", mcp.Request{Method: "POST", ContentType: "application/json", ProtocolVersion: "2025-11-25", MCPMethod: "tools/list",
 			Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}`)}, "", 400, -32022, "7", "Unsupported protocol version"},
-		{"modern: initialize", modern("initialize", ""), "", 404, -32601, "7", "server/discover, tools/list and tools/call"},
+		{"modern: initialize", modern("initialize", ""), "", 404, -32601, "7", "server/discover, tools/list, tools/call, resources/list and resources/read"},
 		{"modern: ping", modern("ping", ""), "", 404, -32601, "7", "Method not found"},
 		{"modern: Mcp-Name differs", func() mcp.Request {
 			r := modern("tools/call", `"name":"list_things"`)

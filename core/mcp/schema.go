@@ -16,6 +16,8 @@ import (
 //   - OpenAPI's numeric formats (int32, int64, double, float), which JSON Schema does not
 //     define and the bounds already say;
 //   - an argument's format and maxLength beside a pattern, which says both;
+//   - an argument's maximum 2147483647 (an id's int32 bound): the API refuses a larger
+//     id by name, and no agent sends one;
 //   - in output schemas, the size bounds (maxLength, maxItems, minimum, maximum): they
 //     guard what the API reads, and promise nothing about an answer that a host checks;
 //   - in output schemas below the answer itself, "type" beside "properties" (object)
@@ -228,7 +230,8 @@ func (l lean) drops(v jsonv.Result, key string, x jsonv.Result) bool {
 	case dropAlways(key, x):
 		return true
 	case l.arg:
-		return (key == "format" || key == "maxLength") && field(v, "pattern").Exists()
+		return (key == "format" || key == "maxLength") && field(v, "pattern").Exists() ||
+			key == "maximum" && x.Raw == "2147483647"
 	case !l.output:
 		return false
 	}
