@@ -21,6 +21,7 @@ func (s *Server) getIndex(c *call, req *abi.Request, w *abi.Response, pathParam 
 	if e := c.checkParams(); e != nil {
 		return e
 	}
+	s.checkFeedStale(nowMs)
 	idx := s.index()
 	s.static(req, w, idx.body, idx.etag)
 	return nil
@@ -39,7 +40,7 @@ func (s *Server) index() *cached {
 func (s *Server) buildIndex() {
 	b := appendIndex(nil, s.cfg.BasePath)
 	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
-		b = jsonw.PutByte(appendInventoryInfo(jsonw.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
+		b = jsonw.PutByte(s.appendFeedInfo(appendInventoryInfo(jsonw.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory())), '}')
 	}
 	s.indexDoc.set(b)
 }
