@@ -13,7 +13,7 @@ const pullSource = "reservation feed (scheduled pull)"
 
 // maxPullRecords bounds the records of a pulled feed; FEED_MAX_BYTES bounds its bytes
 // before it reaches the module.
-const maxPullRecords = 200_000
+const maxPullRecords = 150_000
 
 // buildPulled validates feed against cat with core's validation (an error names the
 // record and the field, as build/publish's does) and returns its blob and version.

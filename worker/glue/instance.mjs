@@ -40,12 +40,16 @@ export const current = (function (env) {
 });
 
 // fresh returns the exports of a new instance of the module, not the isolate's serving
-// one, initialised and configured with nothing: the scheduled pull's build runs in one
-// and drops it (scheduled.mjs).
-export function fresh() {
+// one, initialised and configured with nothing, its memory first grown by reserve
+// bytes: the scheduled pull's build runs in one and drops it (scheduled.mjs). The
+// module's allocator takes the memory it finds at start as its heap and doubles the
+// memory whenever that is used up, so a heap sized to the work up front ends near what
+// the work needs rather than at the next power of two.
+export function fresh(reserve) {
   const state = { mem: null };
   const ex = new WebAssembly.Instance(compiled, { wasi_snapshot_preview1: wasi(state) }).exports;
   state.mem = ex.memory;
+  if (reserve > 0) ex.memory.grow(Math.ceil(reserve / 65536));
   ex._initialize();
   return ex;
 }

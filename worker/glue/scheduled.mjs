@@ -16,7 +16,10 @@ const LATEST = "inventory/latest";
 const STATE = "inventory/feed";
 const OLD_TTL = 3600; // seconds a replaced blob stays readable (build/publish's oldTTL)
 const TIMEOUT_S = 30;
-const MAX_BYTES = 25 << 20;
+const MAX_BYTES = 12 << 20; // ~110,000 bookings; the build's instance then takes ~80 MiB
+// The heap the module's build takes per byte of feed (~6; docs/inventory.md: the
+// pull's memory), reserved before it starts.
+const HEAP_PER_FEED_BYTE = 6.5;
 const MAX_REASON = 300; // characters of a failure's reason kept in metadata (KV's limit: 1,024 bytes)
 
 // scheduled is the Worker's Cron Trigger handler.
@@ -130,11 +133,11 @@ async function sha256(bytes) {
 }
 
 // buildFeed validates and builds a feed in a fresh instance of the module: { version,
-// blob } or { error }.
+// blob, memory: the instance's memory in bytes } or { error }.
 export function buildFeed(bytes) {
   let ex;
   try {
-    ex = fresh();
+    ex = fresh(HEAP_PER_FEED_BYTE * bytes.length);
     const p = ex.alloc(bytes.length);
     new Uint8Array(ex.memory.buffer).set(bytes, p);
     const r = ex.build_inventory(bytes.length);
@@ -143,7 +146,7 @@ export function buildFeed(bytes) {
     const text = dec.decode(u8.subarray(r + 8, r + 8 + n));
     if (status !== 0) return { error: text };
     const m = dv.getUint32(r + 8 + n, true);
-    return { version: text, blob: u8.slice(r + 12 + n, r + 12 + n + m) };
+    return { version: text, blob: u8.slice(r + 12 + n, r + 12 + n + m), memory: ex.memory.buffer.byteLength };
   } catch (err) {
     return { error: "the build trapped: " + String(err) };
   } finally {
