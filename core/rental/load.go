@@ -60,12 +60,7 @@ func (r rec) String() string {
 	return b.String()
 }
 
-// fail returns the load error for field of r. Out of line, so that r is boxed only
-// here, on a failure: inlined, TinyGo allocates a copy of r in every caller on every
-// call, a few hundred bytes a record that its leaking allocator never frees (the
-// scheduled pull builds a feed of 100,000 records in wasm).
-//
-//go:noinline
+// fail returns the load error for field of r.
 func (r rec) fail(field, format string, args ...any) error {
 	return fmt.Errorf("%s: field %q: %s", r, field, fmt.Sprintf(format, args...))
 }
