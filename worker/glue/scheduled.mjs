@@ -24,7 +24,7 @@ const MAX_REASON = 300; // characters of a failure's reason kept in metadata (KV
 
 // scheduled is the Worker's Cron Trigger handler.
 export async function scheduled(controller, env, ctx) {
-  await pull(env, { fetch: globalThis.fetch, build: buildFeed, now: Date.now, log: console });
+  await pull(env, { fetch: (url, init) => globalThis.fetch(url, init), build: buildFeed, now: () => Date.now(), log: console });
 }
 
 // feedURL returns the configured feed URL, null when none (no pull), or throws when it
