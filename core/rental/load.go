@@ -2,7 +2,9 @@ package rental
 
 // Loading and validation of the snapshot: LoadCatalog reads the JSON files into the
 // dense tables of Catalog. It runs at build time (build/checksnapshot writes its result
-// as bundled_gen.go) and in tools and tests, never in the Worker, so it may use fmt.
+// as bundled_gen.go) and in tools and tests, so it may use fmt; the bookings' part runs
+// in the Worker too (BuildInventory, the scheduled pull), so what it calls formats with
+// core/text, which keeps fmt out of the module.
 
 import (
 	"fmt"
@@ -62,7 +64,7 @@ func (r rec) String() string {
 
 // fail returns the load error for field of r.
 func (r rec) fail(field, format string, args ...any) error {
-	return fmt.Errorf("%s: field %q: %s", r, field, fmt.Sprintf(format, args...))
+	return text.Errorf("%s: field %q: %s", r, field, text.Sprintf(format, args...))
 }
 
 // integer reads field of obj as an integer in [min, max]; what describes the
@@ -138,16 +140,16 @@ func records(file string, root jsonv.Result, list string) ([]jsonv.Result, error
 	where := file
 	if list != "" {
 		v = root.Get(list)
-		where = fmt.Sprintf("%s: field %q", file, list)
+		where = text.Sprintf("%s: field %q", file, list)
 	}
 	if !v.IsArray() {
-		return nil, fmt.Errorf("%s: must be a JSON array of records", where)
+		return nil, text.Errorf("%s: must be a JSON array of records", where)
 	}
 	a := v.Array()
 	for i, e := range a {
 		if !e.IsObject() {
 			r := rec{file: file, list: list, idx: i}
-			return nil, fmt.Errorf("%s: must be a JSON object", r)
+			return nil, text.Errorf("%s: must be a JSON object", r)
 		}
 	}
 	return a, nil
