@@ -117,7 +117,7 @@ func TestPullDecisions(t *testing.T) {
 	unchanged("bad record", `failed: feed: bookings record 0 (id 4): field "vehicle_id"`, 2, 1)
 	unchanged("over the bound by content-length", "failed: the feed is over 1000 bytes", 2, 1)
 	unchanged("over the bound streamed", "failed: the feed is over 1000 bytes", 0, 0) // the same reason again
-	unchanged("a million bookings", "failed: the feed is over 12582912 bytes", 2, 1)
+	unchanged("a million bookings", "failed: the feed is over 16777216 bytes", 2, 1)
 	unchanged("never finishes", "failed: no whole answer within 1 s", 2, 1)
 	unchanged("fetch throws", "failed: fetch failed: connection refused", 2, 1)
 	if r := runs["fetch throws"]; r.Meta["failedAt"] != runs["503"].Meta["failedAt"] {

@@ -16,10 +16,10 @@ const LATEST = "inventory/latest";
 const STATE = "inventory/feed";
 const OLD_TTL = 3600; // seconds a replaced blob stays readable (build/publish's oldTTL)
 const TIMEOUT_S = 30;
-const MAX_BYTES = 12 << 20; // ~110,000 bookings; the build's instance then takes ~80 MiB
-// The heap the module's build takes per byte of feed (~6; docs/inventory.md: the
+const MAX_BYTES = 16 << 20; // ~150,000 bookings; the build's instance then takes ~43 MiB
+// The heap the module's build takes per byte of feed (~2.3; docs/inventory.md: the
 // pull's memory), reserved before it starts.
-const HEAP_PER_FEED_BYTE = 6.5;
+const HEAP_PER_FEED_BYTE = 2.5;
 const MAX_REASON = 300; // characters of a failure's reason kept in metadata (KV's limit: 1,024 bytes)
 
 // scheduled is the Worker's Cron Trigger handler.
