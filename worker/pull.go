@@ -1,3 +1,5 @@
+//lint:file-ignore U1000 used by the wasip1 build's build_inventory export (and the native tests), not by the standard-Go build
+
 package main
 
 import (

@@ -1,5 +1,7 @@
 //go:build wasip1
 
+//lint:file-ignore U1000 the //go:wasmexport functions are called by the host
+
 package main
 
 import (
