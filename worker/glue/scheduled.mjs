@@ -46,7 +46,7 @@ const positive = (v, d) => { const n = Number(v); return n > 0 ? n : d; };
 // "off", "not modified", "same content", "taken <version>" or "failed: <reason>".
 export async function pull(env, io) {
   const kv = env.INVENTORY;
-  if (!kv) return "off";
+  if (!kv || env.FEED_URL == null || String(env.FEED_URL).trim() === "") return "off"; // no KV read either
   let st = null;
   try {
     st = await kv.get(STATE, { type: "json" });
