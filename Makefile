@@ -95,6 +95,7 @@ build-go: deps-check
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/go-worker/app.wasm ./worker
 	@printf 'build/go-worker/app.wasm: %d bytes, %d gzipped\n' $$(stat -c %s build/go-worker/app.wasm) $$(gzip -9c build/go-worker/app.wasm | wc -c)
 
+# --test-scheduled: GET /__scheduled runs the Cron Trigger's feed pull once (FEED_URL).
 # Prints "make dev: ready on ..." with the docs page's URL and a curl to try once the API
 # answers; Ctrl-C stops it.
 # The first run writes .dev.vars (git-ignored) with a random quote signing key: the
@@ -105,7 +106,7 @@ dev: build .dev.vars dev-key-secret
 	  curl -sf -o /dev/null $$u/ || continue; \
 	  printf '\nmake dev: ready on %s/ (Ctrl-C stops it); docs on %s/docs. Try:\n  curl -s %s/depots\n\n' $$u $${u%/api/agent} $$u; exit 0; done ) & fi; \
 	exec build/wrangler.sh dev --ip 127.0.0.1 --port $(PORT) --inspector-port $(INSPECTOR_PORT) \
-	  --persist-to .wrangler/state --show-interactive-dev-session=false --var INVENTORY_REFRESH_SECONDS:2
+	  --persist-to .wrangler/state --show-interactive-dev-session=false --var INVENTORY_REFRESH_SECONDS:2 --test-scheduled
 
 # Publish a reservation feed as the live inventory (docs/inventory.md): validated against
 # data/, written to make dev's local KV (.wrangler/state; a running make dev shows it

@@ -7,6 +7,7 @@
 //   fetch.mjs      the fetch handler: headers, body, answer, log line
 //   ratelimit.mjs  the rate limit's KV write-behind
 //   inventory.mjs  the live inventory's reads from KV
+//   scheduled.mjs  the Cron Trigger's pull of the reservation feed into KV
 //
 // The functions an isolate's first request runs are parenthesized function
 // expressions, `const f = (function (...) { ... });`: V8 compiles those with the script
@@ -15,7 +16,8 @@
 import wasmModule from "./app.wasm";
 import { fetch } from "./glue/fetch.mjs";
 import { useModule } from "./glue/instance.mjs";
+import { scheduled } from "./glue/scheduled.mjs";
 
 useModule(wasmModule);
 
-export default { fetch };
+export default { fetch, scheduled };

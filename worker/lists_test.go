@@ -15,8 +15,8 @@ import (
 // TestShellListsMatchCore holds every shell's var and request-header lists to core's
 // (api.Vars, api.RequestHeaders): the JS glue's VARS and HEADERS must be the same
 // lists; the Go shells must use core's lists rather than a copy; wrangler.toml's
-// [vars] must be core's vars (plus REQUEST_LOG and INVENTORY_REFRESH_SECONDS, which
-// only the glue reads).
+// [vars] must be core's vars (plus REQUEST_LOG, INVENTORY_REFRESH_SECONDS and the
+// scheduled pull's FEED_* vars, which only the glue reads).
 func TestShellListsMatchCore(t *testing.T) {
 	glue := glueSource(t)
 	for _, c := range []struct {
@@ -59,7 +59,8 @@ func TestShellListsMatchCore(t *testing.T) {
 		if j := strings.Index(sec, "\n["); j >= 0 {
 			sec = sec[:j]
 		}
-		known := map[string]bool{"REQUEST_LOG": true, "INVENTORY_REFRESH_SECONDS": true}
+		known := map[string]bool{"REQUEST_LOG": true, "INVENTORY_REFRESH_SECONDS": true, "FEED_URL": true,
+			"FEED_MAX_AGE_SECONDS": true, "FEED_TIMEOUT_SECONDS": true, "FEED_MAX_BYTES": true}
 		for _, v := range api.Vars {
 			known[v] = true
 		}

@@ -21,6 +21,7 @@ func (s *Server) getIndex(c *call) *rental.Error {
 	if e := c.checkParams(); e != nil {
 		return e
 	}
+	s.checkFeedStale(c.now)
 	idx := s.index()
 	s.static(c.req, c.w, idx.body, idx.etag)
 	return nil
@@ -39,7 +40,7 @@ func (s *Server) index() *cached {
 func (s *Server) buildIndex() {
 	b := appendIndex(nil, s.cfg.BasePath)
 	if s.catErr == nil && len(b) > 0 && b[len(b)-1] == '}' {
-		b = bytebuf.PutByte(appendInventoryInfo(bytebuf.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory()), '}')
+		b = bytebuf.PutByte(s.appendFeedInfo(appendInventoryInfo(bytebuf.Put(b[:len(b)-1], `,"inventory":`), s.cat.Inventory())), '}')
 	}
 	s.indexDoc.set(b)
 }

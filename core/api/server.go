@@ -43,6 +43,7 @@ type Server struct {
 	depots       cached                                   // GET /depots: the same bytes for every request
 	openapi      cached                                   // GET /openapi.json (built on first use: docs)
 	indexDoc     cached                                   // GET /
+	feed         feedStatus                               // the scheduled pull's report in the index (feed.go)
 	vehicleParts []vehicleJSONParts                       // per catalog vehicle, by index (search.go)
 	accHeads     [][]byte                                 // catalogParts.accHeads
 	insHeads     [][]byte                                 // catalogParts.insHeads

@@ -455,44 +455,62 @@ func (r Result) Get(path string) Result {
 // Member returns the member name of an object (the first, if repeated); a value that
 // is not an object, or has no such member, gives a Result that does not exist. One scan
 // of the object, nothing allocated for the members skipped (the loader asks for every
-// field by name).
+// field by name). A loop rather than members with a closure: TinyGo allocates a
+// closure's captured variables on every call, and the scheduled pull's build asks for
+// six fields of each of up to 100,000 records in an instance that never frees.
 func (r Result) Member(name string) Result {
 	if !r.IsObject() {
 		return Result{}
 	}
-	var out Result
-	r.members(func(k, v string) bool {
-		if unescape(k[1:len(k)-1]) == name { // k itself when it has no escape: nothing allocated
-			out = value(v)
-			return false
+	s := r.Raw
+	for i := skipSpace(s, 1); ; {
+		k, v, next, ok := nextMember(s, i)
+		if !ok {
+			return Result{}
 		}
-		return true
-	})
-	return out
+		if unescape(k[1:len(k)-1]) == name { // k itself when it has no escape: nothing allocated
+			return value(v)
+		}
+		if next < 0 {
+			return Result{}
+		}
+		i = next
+	}
 }
 
 // members calls f with each member of the object r.Raw: its name as written (with its
 // quotes) and its value's text, in order, until f returns false.
 func (r Result) members(f func(k, v string) bool) {
 	s := r.Raw
-	i := skipSpace(s, 1)
-	for i < len(s) && s[i] == '"' {
-		k := skipValue(s, i)
-		name := s[i:k]
-		j := skipSpace(s, k)
-		if j >= len(s) || s[j] != ':' {
+	for i := skipSpace(s, 1); ; {
+		k, v, next, ok := nextMember(s, i)
+		if !ok || !f(k, v) || next < 0 {
 			return
 		}
-		j = skipSpace(s, j+1)
-		e := skipValue(s, j)
-		if !f(name, s[j:e]) {
-			return
-		}
-		if i = skipSpace(s, e); i >= len(s) || s[i] != ',' {
-			return
-		}
-		i = skipSpace(s, i+1)
+		i = next
 	}
+}
+
+// nextMember reads the member of object text s at i: its name as written (with its
+// quotes), its value's text, and where the next member starts (-1: none); ok is false
+// when there is no member at i.
+func nextMember(s string, i int) (k, v string, next int, ok bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", "", -1, false
+	}
+	e := skipValue(s, i)
+	k = s[i:e]
+	j := skipSpace(s, e)
+	if j >= len(s) || s[j] != ':' {
+		return "", "", -1, false
+	}
+	j = skipSpace(s, j+1)
+	e = skipValue(s, j)
+	v = s[j:e]
+	if i = skipSpace(s, e); i >= len(s) || s[i] != ',' {
+		return k, v, -1, true
+	}
+	return k, v, skipSpace(s, i+1), true
 }
 
 // ForEach calls f for each member of an object (k is the member's name, a String) or

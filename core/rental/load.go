@@ -2,7 +2,9 @@ package rental
 
 // Loading and validation of the snapshot: LoadCatalog reads the JSON files into the
 // dense tables of Catalog. It runs at build time (build/checksnapshot writes its result
-// as bundled_gen.go) and in tools and tests, never in the Worker, so it may use fmt.
+// as bundled_gen.go) and in tools and tests, so it may use fmt; the bookings' part runs
+// in the Worker too (BuildInventory, the scheduled pull), so what it calls formats with
+// core/text, which keeps fmt out of the module.
 // LoadCatalog and policy.json are here; each other file's loader is in load_<file>.go
 // (seasons, depots with routes, vehicles, extras, bookings), and the record readers
 // they share in load_records.go.

@@ -4,11 +4,11 @@ package rental
 // its fields with their bounds.
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/campervan/agent-api/core/jsonv"
+	"github.com/campervan/agent-api/core/text"
 )
 
 // rec names one record of a snapshot file in error messages.
@@ -42,7 +42,7 @@ func (r rec) String() string {
 
 // fail returns the load error for field of r.
 func (r rec) fail(field, format string, args ...any) error {
-	return fmt.Errorf("%s: field %q: %s", r, field, fmt.Sprintf(format, args...))
+	return text.Errorf("%s: field %q: %s", r, field, text.Sprintf(format, args...))
 }
 
 // integer reads field of obj as an integer in [min, max]; what describes the
@@ -118,16 +118,16 @@ func records(file string, root jsonv.Result, list string) ([]jsonv.Result, error
 	where := file
 	if list != "" {
 		v = root.Get(list)
-		where = fmt.Sprintf("%s: field %q", file, list)
+		where = text.Sprintf("%s: field %q", file, list)
 	}
 	if !v.IsArray() {
-		return nil, fmt.Errorf("%s: must be a JSON array of records", where)
+		return nil, text.Errorf("%s: must be a JSON array of records", where)
 	}
 	a := v.Array()
 	for i, e := range a {
 		if !e.IsObject() {
 			r := rec{file: file, list: list, idx: i}
-			return nil, fmt.Errorf("%s: must be a JSON object", r)
+			return nil, text.Errorf("%s: must be a JSON object", r)
 		}
 	}
 	return a, nil

@@ -40,6 +40,21 @@ export const current = (function (env) {
   return app !== null ? app : (app = instantiate(env));
 });
 
+// fresh returns the exports of a new instance of the module, not the isolate's serving
+// one, initialised and configured with nothing, its memory first grown by reserve
+// bytes: the scheduled pull's build runs in one and drops it (scheduled.mjs). The
+// module's allocator takes the memory it finds at start as its heap and doubles the
+// memory whenever that is used up, so a heap sized to the work up front ends near what
+// the work needs rather than at the next power of two.
+export function fresh(reserve) {
+  const state = { mem: null };
+  const ex = new WebAssembly.Instance(compiled, { wasi_snapshot_preview1: wasi(state) }).exports;
+  state.mem = ex.memory;
+  if (reserve > 0) ex.memory.grow(Math.ceil(reserve / 65536));
+  ex._initialize();
+  return ex;
+}
+
 // drop discards the instance: a trap leaves it unusable, and the next call makes a fresh one.
 export function drop() {
   app = null;
@@ -65,6 +80,7 @@ const instantiate = (function (env) {
   }
   a.ex.configure(writeRequest(a, "", "", names, values, null, NO_BODY, names.length));
   if (validatorFreePaths === null) validatorFreePaths = stringList(a, a.ex.validator_free_paths());
+  if (feedStatusBytes !== null) feedStatusApply(a, feedStatusBytes);
   if (inventoryBlob !== null) {
     try {
       if (inventoryApply(a, inventoryBlob) !== 0) inventoryBlob = null;
@@ -80,6 +96,19 @@ export const inventoryApply = (function (a, bytes) {
   const p = ensure(a, bytes.length);
   a.u8.set(bytes, p);
   return a.ex.inventory(bytes.length);
+});
+
+// The scheduled pull's status last handed to the module (inventory.mjs, feedStatus),
+// which a fresh instance is given too.
+let feedStatusBytes = null;
+
+// feedStatusApply hands the pull's status (api.Server.SetFeedStatus's text) to instance
+// a, and records it for the instances made after.
+export const feedStatusApply = (function (a, bytes) {
+  feedStatusBytes = bytes;
+  const p = ensure(a, bytes.length);
+  a.u8.set(bytes, p);
+  a.ex.feed_status(bytes.length);
 });
 
 // keepInventory records the blob a fresh instance starts from.

@@ -8,14 +8,14 @@
 // INVENTORY_REFRESH_SECONDS, and the blob only when the pointer moved. The module takes
 // a blob between requests or refuses it and keeps serving the one it has. A KV failure
 // is logged once per isolate; serving goes on from the last inventory taken.
-import { HEADERS, NAME_FIELDS, NO_BODY, ascii, views, writeRequest } from "./abi.mjs";
-import { current, drop, inventoryApply, keepInventory } from "./instance.mjs";
+import { HEADERS, NAME_FIELDS, NO_BODY, ascii, enc, views, writeRequest } from "./abi.mjs";
+import { current, drop, feedStatusApply, inventoryApply, keepInventory } from "./instance.mjs";
 
 const INVENTORY_POINTER = "inventory/current";
 const INVENTORY_LATEST = "inventory/latest";
 const INVENTORY_CACHE_TTL = 30; // seconds (KV's minimum): docs/inventory.md, the freshness bound
 const INVENTORY_FIRST_WAIT_MS = 1000;
-const inv = { pointer: null, next: 0, pending: null, ready: null, logged: false }; // next: 0 until the first read starts
+const inv = { pointer: null, next: 0, pending: null, ready: null, logged: false, status: "" }; // next: 0 until the first read starts
 
 function inventoryFail(msg, err) {
   if (inv.logged) return;
@@ -47,16 +47,36 @@ const inventoryTake = (function (env, buf, key, version) {
   }
 });
 
+// feedStatus hands the scheduled pull's status, the metadata of inventory/latest or of
+// the pointer (scheduled.mjs), to the module when it changed: "takenAt failedAt
+// maxAge\nreason", the text of api.Server.SetFeedStatus. A key without metadata (make
+// publish) clears the report.
+const feedStatus = (function (env, m) {
+  const maxAge = Number(env.FEED_MAX_AGE_SECONDS) > 0 ? Math.min(Math.floor(Number(env.FEED_MAX_AGE_SECONDS)), 31536000) : 0; // at most a year
+  const s = m && typeof m === "object" ? Math.floor(Number(m.takenAt) || 0) + " " + Math.floor(Number(m.failedAt) || 0) + " " + maxAge + "\n" + String(m.error || "") : "";
+  if (s === inv.status) return;
+  inv.status = s;
+  try {
+    feedStatusApply(current(env), enc.encode(s));
+  } catch (err) {
+    drop();
+  }
+});
+
 const inventoryRefresh = (async function (env, first) {
   let ptr, buf;
   try {
     let noLatest = false;
     if (first) {
-      buf = await env.INVENTORY.get(INVENTORY_LATEST, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
+      const r = await env.INVENTORY.getWithMetadata(INVENTORY_LATEST, { type: "arrayBuffer", cacheTtl: INVENTORY_CACHE_TTL });
+      buf = r.value;
+      if (buf !== null && r.metadata) feedStatus(env, r.metadata);
       if (buf !== null && inventoryTake(env, buf, INVENTORY_LATEST, true)) return;
       noLatest = buf === null;
     }
-    ptr = await env.INVENTORY.get(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
+    const r = await env.INVENTORY.getWithMetadata(INVENTORY_POINTER, { cacheTtl: INVENTORY_CACHE_TTL });
+    ptr = r.value;
+    if (ptr !== null && (r.metadata || inv.status !== "")) feedStatus(env, r.metadata);
     if (ptr === null || ptr === inv.pointer) return;
     if (noLatest) { // published by a build/publish that wrote no inventory/latest
       console.log(JSON.stringify({ level: "warn", msg: INVENTORY_LATEST + " is missing from KV: an isolate's first read takes two KV round trips instead of one until the inventory is published again (make publish)" }));
