@@ -80,10 +80,7 @@ type Var struct{ Name, Value string }
 // value is an error naming the var.
 func ConfigFromVars(vars []Var) (Config, error) {
 	c := DefaultConfig()
-	ints := [...]struct {
-		name string
-		p    *int64
-	}{{"QUOTE_TTL_SECONDS", &c.QuoteTTLSeconds}, {"RATE_LIMIT_REQUESTS", &c.RateLimit},
+	ints := [...]intVar{{"QUOTE_TTL_SECONDS", &c.QuoteTTLSeconds}, {"RATE_LIMIT_REQUESTS", &c.RateLimit},
 		{"RATE_LIMIT_WINDOW_SECONDS", &c.RateWindowSeconds}, {"CACHE_MAX_AGE_SECONDS", &c.StaticMaxAge},
 		{"SEARCH_MAX_AGE_SECONDS", &c.SearchMaxAge}, {"RETRY_AFTER_SECONDS", &c.RetryAfterSeconds}}
 	for _, v := range vars {
@@ -117,17 +114,9 @@ func ConfigFromVars(vars []Var) (Config, error) {
 				return DefaultConfig(), &configError{name: v.Name, why: err.Error()}
 			}
 		default:
-			if handled, e := c.identityVar(v.Name, val); handled {
-				if ce, ok := e.(*configError); ok && ce.why != "" {
-					return DefaultConfig(), ce
-				}
-				err = e
-				break
-			}
-			for _, n := range ints {
-				if n.name == v.Name {
-					*n.p, err = positive(val)
-				}
+			err = c.otherVar(v.Name, val, ints[:])
+			if ce, ok := err.(*configError); ok && ce.why != "" {
+				return DefaultConfig(), ce // a secret's error, which never holds its value
 			}
 		}
 		if err != nil {
@@ -135,6 +124,28 @@ func ConfigFromVars(vars []Var) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// intVar is a var read as a positive integer into p.
+type intVar struct {
+	name string
+	p    *int64
+}
+
+// otherVar reads a var that ConfigFromVars does not name: an identity var (identityVar)
+// or one of ints; any other name is ignored.
+func (c *Config) otherVar(name, val string, ints []intVar) error {
+	if handled, err := c.identityVar(name, val); handled {
+		return err
+	}
+	for _, n := range ints {
+		if n.name == name {
+			var err error
+			*n.p, err = positive(val)
+			return err
+		}
+	}
+	return nil
 }
 
 type configError struct{ name, value, why string }
