@@ -5,9 +5,11 @@
 //   wasi.mjs       the WASI functions the module imports
 //   instance.mjs   the instance: its making, loss on a trap, renewal
 //   fetch.mjs      the fetch handler: headers, body, answer, log line
+//   agent.mjs      Web Bot Auth: a signed agent's request verified, its key directory cached
 //   ratelimit.mjs  the rate limit's KV write-behind
 //   inventory.mjs  the live inventory's reads from KV
 //   scheduled.mjs  the Cron Trigger's pull of the reservation feed into KV
+//   body.mjs       the bounded read of an outbound fetch's body (directories, the feed)
 //
 // The functions an isolate's first request runs are parenthesized function
 // expressions, `const f = (function (...) { ... });`: V8 compiles those with the script

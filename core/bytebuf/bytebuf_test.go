@@ -5,23 +5,9 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
-)
 
-// exact runs write into a buffer with exactly max bytes of room after a prefix, and
-// returns what it wrote; a write past the room panics (the test fails).
-func exact(t *testing.T, max int, write func(buf []byte, n int) int) string {
-	t.Helper()
-	buf := make([]byte, 3+max)
-	copy(buf, "pre")
-	n := write(buf, 3)
-	if n < 3 || n > len(buf) {
-		t.Fatalf("returned index %d outside [3, %d]", n, len(buf))
-	}
-	if string(buf[:3]) != "pre" {
-		t.Fatalf("overwrote the bytes before n: %q", buf[:3])
-	}
-	return string(buf[3:n])
-}
+	"github.com/campervan/agent-api/core/internal/buftest"
+)
 
 // TestPutMatchesAppend: Put, PutBytes, PutByte and PutU32 give what append gives, for
 // every length up to 320 (each branch: 1-3, 4-7, 8-16, longer), into a buffer
@@ -73,7 +59,7 @@ func TestShortAt(t *testing.T) {
 		if !ok || s.Len() != m {
 			t.Fatalf("MakeShort of %d bytes: ok %v, Len %d", m, ok, s.Len())
 		}
-		if got := exact(t, 16, func(buf []byte, n int) int { return ShortAt(buf, n, &s) }); got != string(src[:m]) {
+		if got := buftest.Exact(t, 16, func(buf []byte, n int) int { return ShortAt(buf, n, &s) }); got != string(src[:m]) {
 			t.Fatalf("ShortAt of %q wrote %q", src[:m], got)
 		}
 	}
@@ -95,7 +81,7 @@ func TestShortOrBytesAt(t *testing.T) {
 	src := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
 	for m := 0; m <= len(src); m++ {
 		s, _ := MakeShort(src[:m])
-		if got := exact(t, max(m, 16), func(buf []byte, n int) int { return ShortOrBytesAt(buf, n, &s, src[:m]) }); got != string(src[:m]) {
+		if got := buftest.Exact(t, max(m, 16), func(buf []byte, n int) int { return ShortOrBytesAt(buf, n, &s, src[:m]) }); got != string(src[:m]) {
 			t.Fatalf("ShortOrBytesAt of %q wrote %q", src[:m], got)
 		}
 	}
@@ -107,10 +93,10 @@ func TestPutAtEveryLength(t *testing.T) {
 	src := "0123456789abcdefghijklmnopqrstuvwxyz!"
 	for m := 0; m <= len(src); m++ {
 		s := src[:m]
-		if got := exact(t, m, func(buf []byte, n int) int { return PutAt(buf, n, s) }); got != s {
+		if got := buftest.Exact(t, m, func(buf []byte, n int) int { return PutAt(buf, n, s) }); got != s {
 			t.Fatalf("PutAt(%q) wrote %q", s, got)
 		}
-		if got := exact(t, m, func(buf []byte, n int) int { return CopyAt(buf, n, []byte(s)) }); got != s {
+		if got := buftest.Exact(t, m, func(buf []byte, n int) int { return CopyAt(buf, n, []byte(s)) }); got != s {
 			t.Fatalf("CopyAt(%q) wrote %q", s, got)
 		}
 		buf := make([]byte, 2*m+1)
@@ -119,7 +105,7 @@ func TestPutAtEveryLength(t *testing.T) {
 			t.Fatalf("BytesAt of the buffer's own first %d bytes wrote %q", m, buf[m:n])
 		}
 	}
-	if got := exact(t, 1, func(buf []byte, n int) int { return ByteAt(buf, n, 'x') }); got != "x" {
+	if got := buftest.Exact(t, 1, func(buf []byte, n int) int { return ByteAt(buf, n, 'x') }); got != "x" {
 		t.Fatalf("ByteAt wrote %q", got)
 	}
 }

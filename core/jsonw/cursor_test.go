@@ -7,31 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/campervan/agent-api/core/internal/buftest"
+
 	"github.com/campervan/agent-api/core/bytebuf"
 	"github.com/shopspring/decimal"
 )
-
-// exact runs write into a buffer with exactly max bytes of room after a prefix, and
-// returns what it wrote; a write past the room panics (the test fails).
-func exact(t *testing.T, max int, write func(buf []byte, n int) int) string {
-	t.Helper()
-	buf := make([]byte, 3+max)
-	copy(buf, "pre")
-	n := write(buf, 3)
-	if n < 3 || n > len(buf) {
-		t.Fatalf("returned index %d outside [3, %d]", n, len(buf))
-	}
-	if string(buf[:3]) != "pre" {
-		t.Fatalf("overwrote the bytes before n: %q", buf[:3])
-	}
-	return string(buf[3:n])
-}
 
 // TestMoneyAtMatchesDecimal: MoneyAt is AppendMoney at an index, defined the same way
 // (shopspring/decimal's exact rendering of cents as NZD), and fits MaxMoney.
 func TestMoneyAtMatchesDecimal(t *testing.T) {
 	check := func(c int64) {
-		got := exact(t, MaxMoney, func(buf []byte, n int) int { return MoneyAt(buf, n, c) })
+		got := buftest.Exact(t, MaxMoney, func(buf []byte, n int) int { return MoneyAt(buf, n, c) })
 		if want := decimal.New(c, -2).String(); got != want {
 			t.Fatalf("MoneyAt(%d) = %q, want %q", c, got, want)
 		}
@@ -52,7 +38,7 @@ func TestMoneyAtMatchesDecimal(t *testing.T) {
 	// eight, and moneyAt writes it.
 	for c := int64(0); c < 1_000_000; c += 7 {
 		want := decimal.New(c, -2).String()
-		if got := exact(t, len(want), func(buf []byte, n int) int { return MoneyAt(buf, n, c) }); got != want {
+		if got := buftest.Exact(t, len(want), func(buf []byte, n int) int { return MoneyAt(buf, n, c) }); got != want {
 			t.Fatalf("MoneyAt(%d) with %d bytes of room = %q", c, len(want), got)
 		}
 	}
@@ -73,7 +59,7 @@ func TestMoneyWord(t *testing.T) {
 // TestIntAtMatchesStrconv: IntAt writes strconv's decimal form and fits MaxInt.
 func TestIntAtMatchesStrconv(t *testing.T) {
 	check := func(v int64) {
-		got := exact(t, MaxInt, func(buf []byte, n int) int { return IntAt(buf, n, v) })
+		got := buftest.Exact(t, MaxInt, func(buf []byte, n int) int { return IntAt(buf, n, v) })
 		if want := strconv.FormatInt(v, 10); got != want {
 			t.Fatalf("IntAt(%d) = %q, want %q", v, got, want)
 		}
@@ -129,7 +115,7 @@ func TestJSONStringAtMatchesAppend(t *testing.T) {
 	}
 	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\x00\x01\x1f",
 		"</script><b>&amp;", "Māori: Tāmaki Makaurau", "emoji 🚐", string(all), strings.Repeat("\x01", 50)} {
-		got := exact(t, MaxJSONString(len(s)), func(buf []byte, n int) int { return JSONStringAt(buf, n, s) })
+		got := buftest.Exact(t, MaxJSONString(len(s)), func(buf []byte, n int) int { return JSONStringAt(buf, n, s) })
 		if want := string(AppendJSONString(nil, s)); got != want {
 			t.Fatalf("JSONStringAt(%q) = %s, want %s", s, got, want)
 		}

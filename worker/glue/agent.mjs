@@ -7,6 +7,9 @@
 // Verified by hand rather than with the web-bot-auth package (RATIONALE.md, "Why is
 // Web Bot Auth verified by hand in the glue?").
 
+import { dec } from "./abi.mjs";
+import { readAtMost } from "./body.mjs";
+
 export const WELL_KNOWN = "/.well-known/http-message-signatures-directory";
 const DIR_TIMEOUT_MS = 2000; // a directory fetch that takes longer: the address's limit
 const DIR_MAX_BYTES = 65536; // a larger directory is refused unread
@@ -208,11 +211,10 @@ export async function fetchDirectory(origin, timeoutMs = DIR_TIMEOUT_MS) {
     const res = await fetch(origin + WELL_KNOWN, { signal: ctrl.signal, redirect: "manual",
       headers: { accept: "application/http-message-signatures-directory+json, application/json" } });
     if (res.status !== 200) { res.body?.cancel().catch(() => {}); return null; }
-    if (Number(res.headers.get("content-length")) > DIR_MAX_BYTES) { res.body?.cancel().catch(() => {}); return null; }
-    const text = await readBounded(res, DIR_MAX_BYTES);
-    if (text === null) return null;
+    const body = await readAtMost(res, DIR_MAX_BYTES);
+    if (body === null) return null;
     let doc;
-    try { doc = JSON.parse(text); } catch { return null; }
+    try { doc = JSON.parse(dec.decode(body)); } catch { return null; }
     const list = doc && doc.keys;
     if (!Array.isArray(list) || list.length > DIR_MAX_KEYS) return null;
     const keys = new Map();
@@ -228,25 +230,6 @@ export async function fetchDirectory(origin, timeoutMs = DIR_TIMEOUT_MS) {
   } finally {
     clearTimeout(timer);
   }
-}
-
-// readBounded reads a response body as text, or null past max bytes.
-async function readBounded(res, max) {
-  if (res.body === null) return "";
-  const reader = res.body.getReader();
-  const chunks = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.length;
-    if (n > max) { reader.cancel().catch(() => {}); return null; }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(n);
-  let p = 0;
-  for (const c of chunks) { all.set(c, p); p += c.length; }
-  return new TextDecoder().decode(all);
 }
 
 // maxAge is the directory's lifetime from Cache-Control's max-age, in bounds.

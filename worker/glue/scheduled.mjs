@@ -9,6 +9,7 @@
 // (inventory/feed) and in the pointer's metadata, which the isolates' refresh hands to
 // the module for the index.
 import { dec } from "./abi.mjs";
+import { readAtMost } from "./body.mjs";
 import { fresh } from "./instance.mjs";
 
 const POINTER = "inventory/current";
@@ -76,7 +77,8 @@ export async function pull(env, io) {
       if (res.body) res.body.cancel().catch(() => {});
       return await fail(kv, st, "the feed server answered HTTP " + res.status, io);
     }
-    body = await readBounded(res, maxBytes);
+    body = await readAtMost(res, maxBytes);
+    if (body === null) throw new Refusal("the feed is over " + maxBytes + " bytes (FEED_MAX_BYTES)");
   } catch (err) {
     const why = err instanceof Refusal ? err.message : ac.signal.aborted ? "no whole answer within " + timeout + " s (FEED_TIMEOUT_SECONDS)" : "fetch failed: " + String(err && err.message || err);
     return await fail(kv, st, why, io);
@@ -94,35 +96,6 @@ export async function pull(env, io) {
   const built = io.build(body);
   if (built.error) return await fail(kv, st, built.error, io);
   return await take(kv, st, built, { etag, hash }, io);
-}
-
-// readBounded reads the answer's body, refusing one over max bytes (by Content-Length
-// before reading, or as soon as the bytes read pass it).
-async function readBounded(res, max) {
-  const len = Number(res.headers.get("content-length"));
-  const over = () => new Refusal("the feed is over " + max + " bytes (FEED_MAX_BYTES)");
-  if (len > max) {
-    if (res.body) res.body.cancel().catch(() => {});
-    throw over();
-  }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.byteLength;
-    if (n > max) {
-      reader.cancel().catch(() => {});
-      throw over();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.byteLength; }
-  return out;
 }
 
 async function sha256(bytes) {
