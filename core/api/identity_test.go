@@ -47,12 +47,13 @@ func TestIdentityBuckets(t *testing.T) {
 		hdr    []abi.Header
 		limit  int
 		policy string
+		who    string // in the 429's text
 	}{
-		{"address", []abi.Header{ip}, 5, `"default";q=5;w=60`},
-		{"partner", []abi.Header{ip, key}, 6, `"partner";q=6;w=60`},
-		{"agent", []abi.Header{ip, agent}, 7, `"agent";q=7;w=60`},
-		{"partner before agent", []abi.Header{ip, agent, {Name: "authorization", Value: "Bearer " + partnerKey(t, "other", 2, 0)}}, 2, `"partner";q=2;w=60`},
-		{"agent on loopback", []abi.Header{ip, {Name: AgentHeader, Value: "http://127.0.0.1:9999"}}, 8, `"agent";q=8;w=60`},
+		{"address", []abi.Header{ip}, 5, `"default";q=5;w=60`, "5 requests per 60 seconds per client."},
+		{"partner", []abi.Header{ip, key}, 6, `"partner";q=6;w=60`, "6 requests per 60 seconds for this partner key."},
+		{"agent", []abi.Header{ip, agent}, 7, `"agent";q=7;w=60`, "7 requests per 60 seconds for this agent."},
+		{"partner before agent", []abi.Header{ip, agent, {Name: "authorization", Value: "Bearer " + partnerKey(t, "other", 2, 0)}}, 2, `"partner";q=2;w=60`, "2 requests per 60 seconds for this partner key."},
+		{"agent on loopback", []abi.Header{ip, {Name: AgentHeader, Value: "http://127.0.0.1:9999"}}, 8, `"agent";q=8;w=60`, "8 requests per 60 seconds for this agent."},
 	} {
 		for i := 0; i < c.limit; i++ {
 			d := do(s, "GET", "/api/agent/depots", c.hdr...)
@@ -63,8 +64,8 @@ func TestIdentityBuckets(t *testing.T) {
 				t.Fatalf("%s: policy %q limit %q", c.name, d.Header("ratelimit-policy"), d.Header("x-ratelimit-limit"))
 			}
 		}
-		if d := do(s, "GET", "/api/agent/depots", c.hdr...); d.Status != 429 {
-			t.Fatalf("%s: over its limit: %d", c.name, d.Status)
+		if d := do(s, "GET", "/api/agent/depots", c.hdr...); d.Status != 429 || !strings.Contains(string(d.Body), c.who) {
+			t.Fatalf("%s: over its limit: %d %q, want 429 saying %q", c.name, d.Status, d.Body, c.who)
 		}
 	}
 	// An agent not listed counts as its address (used up above).

@@ -144,10 +144,14 @@ func (s *Server) tooMany(w *abi.Response, v limit.Verdict) {
 	w.Body = jsonw.AppendInt(w.Body, v.Limit)
 	w.Body = bytebuf.Put(w.Body, " requests per ")
 	w.Body = jsonw.AppendInt(w.Body, s.cfg.RateWindowSeconds)
-	w.Body = bytebuf.Put(w.Body, " seconds per client. Retry in ")
+	w.Body = bytebuf.Put(w.Body, tooManyWho[v.Kind])
+	w.Body = bytebuf.Put(w.Body, ". Retry in ")
 	w.Body = jsonw.AppendInt(w.Body, v.Reset)
 	w.Body = bytebuf.Put(w.Body, " seconds.\n")
 }
+
+// tooManyWho names, in a 429's text, who the exhausted bucket counts (by limit.Kind).
+var tooManyWho = [...]string{limit.Address: " seconds per client", limit.Partner: " seconds for this partner key", limit.Agent: " seconds for this agent"}
 
 // preflight answers a CORS preflight: any origin may GET.
 func (s *Server) preflight(req *abi.Request, w *abi.Response) {
