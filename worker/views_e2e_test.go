@@ -45,7 +45,9 @@ func TestE2EViews(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r struct {
-				Result struct{ Contents []struct{ URI, MimeType, Text string } }
+				Result struct {
+					Contents []struct{ URI, MimeType, Text string }
+				}
 			}
 			err = json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
