@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/campervan/agent-api/core/abi"
 	"github.com/campervan/agent-api/core/api"
 	"github.com/campervan/agent-api/core/quotetoken"
 	"github.com/campervan/agent-api/core/rental"
@@ -93,9 +92,7 @@ func (s *site) viewFiles() ([]file, error) {
 // toolCall runs tools/call on the core, natively, and returns the result.
 func toolCall(srv *api.Server, tool string, args map[string]any) (map[string]any, error) {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
-	var w abi.Response
-	srv.Handle(&abi.Request{Method: "POST", Target: "/api/agent/mcp", Headers: []abi.Header{{Name: "content-type", Value: "application/json"}}, Body: body}, &w)
-	d, err := abi.DecodeResponse(w.Encode())
+	status, out, err := srv.ToolCall(body)
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +100,11 @@ func toolCall(srv *api.Server, tool string, args map[string]any) (map[string]any
 		Result map[string]any
 		Error  *struct{ Message string }
 	}
-	if err := json.Unmarshal(d.Body, &rpc); err != nil {
+	if err := json.Unmarshal(out, &rpc); err != nil {
 		return nil, err
 	}
 	if rpc.Error != nil || rpc.Result["isError"] == true {
-		return nil, fmt.Errorf("%d %s", d.Status, d.Body)
+		return nil, fmt.Errorf("%d %s", status, out)
 	}
 	return rpc.Result, nil
 }
