@@ -86,13 +86,14 @@ type way struct {
 	name, policy string
 	headers      [][2]string
 	runs         []result
-	counted      float64 // requests the bucket's count rose by over the runs
+	counted      int64   // what the bucket's count rose by over the runs (wrk's requests and those cut off at a run's end)
 	requests     float64 // requests wrk completed in them
 }
 
 // identityTable loads GET /depots plain, keyed and signed on the project, which goes
 // first rotating over the rounds, and adds their table and the buckets' check to report.
 func (id *identityBench) identityTable(report *strings.Builder, app *server) error {
+	fmt.Fprintf(report, "load average at the start: %s\n", loadAvg())
 	target := endpoints[0].target
 	ways := []*way{{name: "plain", policy: `"default"`},
 		{name: "keyed", policy: `"partner"`, headers: [][2]string{{"Authorization", "Bearer " + id.key}}},
@@ -115,20 +116,20 @@ func (id *identityBench) identityTable(report *strings.Builder, app *server) err
 			}
 		}
 		fmt.Fprintf(report, "\nGET /depots, %d connections, every request from a new client address (%d rounds of %s each, alternating):\n\n", c, *rounds, duration)
-		fmt.Fprintf(report, "| request | req/s (median round) | workerd CPU/req | over plain | p50 / p99 | bucket (RateLimit-Policy) | counted in it |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(report, "| request | req/s (median round) | workerd CPU/req | over plain | p50 / p99 | bucket (RateLimit-Policy) | its count |\n|---|---|---|---|---|---|---|\n")
 		plain := pool(ways[0].runs)
 		for _, w := range ways {
 			p := pool(w.runs)
 			counted := "-"
 			if w.name != "plain" {
-				counted = fmt.Sprintf("%.0f of %.0f", w.counted, w.requests)
+				counted = fmt.Sprintf("+%d (wrk completed %.0f)", w.counted, w.requests)
 			}
 			fmt.Fprintf(report, "| %s | %.0f | %.0f us | %+.0f us | %s / %s | %s | %s |\n", w.name, p.rps, p.cpuPerReq*1e6,
 				(p.cpuPerReq-plain.cpuPerReq)*1e6, p.p50, p.p99, w.policy, counted)
 			w.runs, w.counted, w.requests = nil, 0, 0
 		}
 	}
-	fmt.Fprintf(report, "\nthe key directory was fetched %d time(s) (cached for its max-age)\n", id.hits)
+	fmt.Fprintf(report, "\nthe key directory was fetched %d time(s) (cached for its max-age); load average at the end: %s\n", id.hits, loadAvg())
 	return nil
 }
 
@@ -161,7 +162,7 @@ func (w *way) run(app *server, target string, c int) error {
 	if n < x.requests || n > x.requests+float64(c) {
 		return fmt.Errorf("%s: the %s bucket counted %.0f requests over a run wrk completed %.0f of", w.name, w.policy, n, x.requests)
 	}
-	w.counted += x.requests
+	w.counted += before - after - 1
 	w.requests += x.requests
 	return nil
 }
@@ -212,4 +213,13 @@ func signHeaders(url, agent string) ([][2]string, error) {
 		hs = append(hs, [2]string{k, h[k]})
 	}
 	return hs, nil
+}
+
+// loadAvg is the machine's load average over 1, 5 and 15 minutes (/proc/loadavg).
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
