@@ -12,7 +12,8 @@
 // By default (-churn) every request comes from a new subscriber (a new IPv6 /64: the rate limiter
 // takes a new entry each time), in the loads and the memory check; -compare-clients N
 // runs the project alone, churn against N fixed clients, alternating, with workerd's
-// memory before and after (BENCHMARKS.md, "The rate limiter under churn").
+// memory before and after (BENCHMARKS.md, "The rate limiter under churn"); -identity
+// runs the project alone, GET /depots plain, keyed and signed (identity.go).
 package main
 
 import (
