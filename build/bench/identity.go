@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/campervan/agent-api/core/apikey"
@@ -34,7 +35,7 @@ const benchAgentJWKS = `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXE
 type identityBench struct {
 	secret, key, agent string
 	srv                *http.Server
-	hits               int
+	hits               atomic.Int64 // the directory's fetches
 }
 
 // startIdentity mints a partner key of the largest limit under a fresh API_KEY_SECRET
@@ -60,7 +61,7 @@ func startIdentity() (*identityBench, error) {
 			http.NotFound(w, r)
 			return
 		}
-		id.hits++
+		id.hits.Add(1)
 		w.Header().Set("content-type", "application/http-message-signatures-directory+json")
 		w.Header().Set("cache-control", "max-age=86400")
 		io.WriteString(w, benchAgentJWKS)
@@ -129,7 +130,7 @@ func (id *identityBench) identityTable(report *strings.Builder, app *server) err
 			w.runs, w.counted, w.requests = nil, 0, 0
 		}
 	}
-	fmt.Fprintf(report, "\nthe key directory was fetched %d time(s) (cached for its max-age); load average at the end: %s\n", id.hits, loadAvg())
+	fmt.Fprintf(report, "\nthe key directory was fetched %d time(s) (cached for its max-age); load average at the end: %s\n", id.hits.Load(), loadAvg())
 	return nil
 }
 
