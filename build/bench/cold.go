@@ -121,6 +121,9 @@ type shipped struct {
 	vars     [][2]string
 	kv       string
 	workerJS string
+	// localFetch lets the Worker's fetches reach loopback (workerd's default "internet"
+	// service allows public addresses only).
+	localFetch bool
 }
 
 // benchModule is one module of a binary config: its name, its kind (esModule or wasm)

@@ -12,7 +12,8 @@
 // By default (-churn) every request comes from a new subscriber (a new IPv6 /64: the rate limiter
 // takes a new entry each time), in the loads and the memory check; -compare-clients N
 // runs the project alone, churn against N fixed clients, alternating, with workerd's
-// memory before and after (BENCHMARKS.md, "The rate limiter under churn").
+// memory before and after (BENCHMARKS.md, "The rate limiter under churn"); -identity
+// runs the project alone, GET /depots plain, keyed and signed (identity.go).
 package main
 
 import (
@@ -111,7 +112,14 @@ func run() error {
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
-	vars, err := benchVars()
+	var id *identityBench
+	if *identityRun {
+		if id, err = startIdentity(); err != nil {
+			return fmt.Errorf("-identity: %v", err)
+		}
+		defer id.stop()
+	}
+	vars, err := benchVars(id.vars())
 	if err != nil {
 		return err
 	}
@@ -119,7 +127,7 @@ func run() error {
 	if *churn {
 		lua = churnLua
 	}
-	sh := shipped{vars: vars, workerJS: "build/dist/worker.js"}
+	sh := shipped{vars: vars, workerJS: "build/dist/worker.js", localFetch: id != nil}
 	var invVersion string
 	var stopKV func()
 	if sh.kv, invVersion, stopKV, err = startKV(); err != nil {
@@ -142,6 +150,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if id != nil {
+		return writeReport(func(r *strings.Builder) error { return id.identityTable(r, app) })
+	}
 	floorConf, err := writeFloors(answers, floorPort)
 	if err != nil {
 		return err
@@ -152,14 +163,10 @@ func run() error {
 	}
 	defer floor.stop()
 
-	var report strings.Builder
 	if *compare > 0 {
-		if err := compareChurn(&report, app, churnLua, fixedLua); err != nil {
-			return err
-		}
-		fmt.Print(report.String())
-		return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(report.String()), 0o644)
+		return writeReport(func(r *strings.Builder) error { return compareChurn(r, app, churnLua, fixedLua) })
 	}
+	var report strings.Builder
 	fmt.Fprintf(&report, "sizes: %s %d bytes, %d gzipped (goal: <= 250 KB gzipped); the bundle (worker.js + wasm) %d bytes, %d gzipped\n",
 		wasms[0], fileSize(wasms[0]), gzSize(wasms[0]), fileSize(sh.workerJS)+fileSize(wasms[0]), gzSize(sh.workerJS, wasms[0]))
 	if err := measure(&report, workerd, app, floor, wasms[0], sh, lua); err != nil {
@@ -214,6 +221,17 @@ func soak(report *strings.Builder, app, floor *server) error {
 			s.name, float64(rss0)/1024, float64(s.srv.rss())/1024, n, errs, maxLat.Seconds()*1000)
 	}
 	return nil
+}
+
+// writeReport runs f on a report, and prints it and writes it into the out folder's
+// results.md when f succeeds.
+func writeReport(f func(*strings.Builder) error) error {
+	var r strings.Builder
+	if err := f(&r); err != nil {
+		return err
+	}
+	fmt.Print(r.String())
+	return os.WriteFile(filepath.Join(*outDir, "results.md"), []byte(r.String()), 0o644)
 }
 
 // partial prints what report holds when a later phase fails (a failed run still shows

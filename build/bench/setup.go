@@ -43,14 +43,14 @@ func checkTools() (string, error) {
 }
 
 // benchVars returns wrangler.toml's vars, the secret quotes are signed with (the
-// tests' key: worker/harness_test.go) and the -var overrides.
-func benchVars() ([][2]string, error) {
+// tests' key: worker/harness_test.go), then extra's and the -var overrides.
+func benchVars(extra [][2]string) ([][2]string, error) {
 	vars, err := devrun.WranglerVars("wrangler.toml")
 	if err != nil {
 		return nil, err
 	}
 	vars = append(vars, [2]string{"QUOTE_SIGNING_KEYS", "1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"})
-	for _, o := range setVars {
+	for _, o := range append(extra, setVars...) {
 		found := false
 		for i := range vars {
 			if vars[i][0] == o[0] {
@@ -66,8 +66,7 @@ func benchVars() ([][2]string, error) {
 
 // writeLua writes wrk's request scripts into the out folder and returns their paths:
 // ips.lua cycles over -clients IPv4 addresses; churn.lua sends every request from a new
-// /64, unique across wrk's threads (2001:<thread>:<n high>:<n low>:..., in -addr's
-// form); fixed.lua cycles over -compare-clients addresses.
+// /64 (churnScript); fixed.lua cycles over -compare-clients addresses.
 func writeLua() (ipsLua, churnLua, fixedLua string) {
 	ipsLua = filepath.Join(*outDir, "ips.lua")
 	os.WriteFile(ipsLua, []byte(fmt.Sprintf(`local n = 0
@@ -77,17 +76,7 @@ request = function()
 end
 `, *ips)), 0o644)
 	churnLua = filepath.Join(*outDir, "churn.lua")
-	os.WriteFile(churnLua, []byte(strings.Replace(`local threads = 0
-setup = function(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, nil, {["CF-Connecting-IP"] = string.format("ADDR", tid, math.floor(n / 65536) % 65536, n % 65536)})
-end
-`, "ADDR", clientAddr(), 1)), 0o644)
+	os.WriteFile(churnLua, []byte(churnScript(nil)), 0o644)
 	fixedLua = filepath.Join(*outDir, "fixed.lua")
 	os.WriteFile(fixedLua, []byte(fmt.Sprintf(`local n = 0
 request = function()
@@ -96,6 +85,27 @@ request = function()
 end
 `, max(*compare, 1))), 0o644)
 	return ipsLua, churnLua, fixedLua
+}
+
+// churnScript is wrk's script that sends every request from a new /64, unique across
+// wrk's threads (2001:<thread>:<n high>:<n low>:..., in -addr's form), with the headers
+// extra besides.
+func churnScript(extra [][2]string) string {
+	var h strings.Builder
+	for _, e := range extra {
+		fmt.Fprintf(&h, "[%q] = %q, ", e[0], e[1])
+	}
+	return strings.NewReplacer("ADDR", clientAddr(), "EXTRA", h.String()).Replace(`local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, {EXTRA["CF-Connecting-IP"] = string.format("ADDR", tid, math.floor(n / 65536) % 65536, n % 65536)})
+end
+`)
 }
 
 // relOut returns p relative to the out folder: capnp embeds are relative to the
@@ -107,7 +117,11 @@ func relOut(p string) string { r, _ := filepath.Rel(*outDir, p); return r }
 func appConfig(sh shipped, wasm string, port int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "using Workerd = import \"/workerd/workerd.capnp\";\nconst config :Workerd.Config = (\n")
-	fmt.Fprintf(&b, "  services = [ (name = \"main\", worker = .app), (name = \"kv\", external = (address = %q, http = ())) ],\n", sh.kv)
+	internet := ""
+	if sh.localFetch { // the Worker's fetches may reach loopback (-identity's key directory)
+		internet = `, (name = "internet", network = (allow = ["public", "local"]))`
+	}
+	fmt.Fprintf(&b, "  services = [ (name = \"main\", worker = .app), (name = \"kv\", external = (address = %q, http = ()))%s ],\n", sh.kv, internet)
 	fmt.Fprintf(&b, "  sockets = [ (name = \"http\", address = \"127.0.0.1:%d\", http = (), service = \"main\") ],\n);\n", port)
 	fmt.Fprintf(&b, "const app :Workerd.Worker = (\n  modules = [ (name = \"worker.js\", esModule = embed %q), (name = %q, wasm = embed %q) ],\n",
 		relOut(sh.workerJS), filepath.Base(wasm), relOut(wasm))
