@@ -100,7 +100,7 @@ func ConfigFromVars(vars []Var) (Config, error) {
 			}
 			c.WebURL = val
 		case "MAINTENANCE":
-			c.Maintenance, err = strconv.ParseBool(val)
+			c.Maintenance, err = parseBool(val)
 		case "MCP_ALLOWED_ORIGINS":
 			if val != "" { // the shipped value: origins is then neither run nor compiled
 				c.MCPAllowedOrigins, err = origins(val)
@@ -155,6 +155,18 @@ func (e *configError) Error() string {
 		return "config: secret " + e.name + " is invalid: " + e.why
 	}
 	return "config: var " + e.name + " has an invalid value " + strconv.Quote(e.value)
+}
+
+// parseBool is strconv.ParseBool with "false" and "true" read in place: strconv's
+// switch is more wasm to compile before every isolate's first answer.
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return strconv.ParseBool(s)
 }
 
 func positive(s string) (int64, error) {

@@ -111,36 +111,57 @@ func (s *Server) unauthorized(c *call, e *authError) {
 }
 
 // identityVar reads API_KEY_SECRET, REVOKED_KEYS and AGENT_LIMITS into c; handled is
-// false for any other name. An error never contains the secret.
+// false for any other name. An error never contains the secret. An empty value (the
+// shipped vars) sets nothing; a value is parsed by apiKeySecret, revokedNames and
+// agentLimits, not inlined: ConfigFromVars runs before every isolate's first answer,
+// and V8 compiles each wasm function it calls then, whole.
 func (c *Config) identityVar(name, val string) (handled bool, err error) {
 	switch name {
 	case "API_KEY_SECRET":
-		if val == "" {
-			return true, nil // no partner keys: an Authorization header is a 401
-		}
-		if c.APIKeys, err = apikey.NewVerifier(val, c.revokedKeys); err != nil {
-			return true, &configError{name: name, why: err.Error()}
+		if val != "" { // empty: no partner keys, an Authorization header is a 401
+			err = c.apiKeySecret(name, val)
 		}
 	case "REVOKED_KEYS":
-		for _, n := range strings.Split(val, ",") {
-			if n = strings.TrimSpace(n); n != "" && !apikey.ValidName(n) {
-				return true, strconv.ErrSyntax
-			}
-		}
-		c.revokedKeys = val
-		if c.APIKeys != nil {
-			c.APIKeys.SetRevoked(val)
+		if val != "" {
+			err = c.revokedNames(val)
 		}
 	case "AGENT_LIMITS":
-		c.AgentLimits, err = agentLimits(val)
+		if val != "" {
+			c.AgentLimits, err = agentLimits(val)
+		}
 	default:
 		return false, nil
 	}
 	return true, err
 }
 
+//go:noinline
+func (c *Config) apiKeySecret(name, val string) error {
+	var err error
+	if c.APIKeys, err = apikey.NewVerifier(val, c.revokedKeys); err != nil {
+		return &configError{name: name, why: err.Error()}
+	}
+	return nil
+}
+
+//go:noinline
+func (c *Config) revokedNames(val string) error {
+	for _, n := range strings.Split(val, ",") {
+		if n = strings.TrimSpace(n); n != "" && !apikey.ValidName(n) {
+			return strconv.ErrSyntax
+		}
+	}
+	c.revokedKeys = val
+	if c.APIKeys != nil {
+		c.APIKeys.SetRevoked(val)
+	}
+	return nil
+}
+
 // agentLimits parses AGENT_LIMITS: comma-separated origin=limit, an origin https://host
 // (an optional port), or http:// for a loopback host only (local use).
+//
+//go:noinline
 func agentLimits(s string) ([]AgentLimit, error) {
 	var out []AgentLimit
 	for _, e := range strings.Split(s, ",") {
