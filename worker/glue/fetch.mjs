@@ -41,8 +41,10 @@ export const fetch = (function (request, env, ctx) {
   const target = request.url;
   const method = request.method;
   if (method === "POST") return post(request, target, env, ctx);
+  // A Signature-Agent matters only when the operator lists agents (AGENT_LIMITS, empty
+  // as shipped): without a list, a plain request pays one header lookup for identity.
   const rh = request.headers;
-  if (rh.has("authorization") || rh.has("signature-agent")) return identified(request, method, target, env, ctx);
+  if (rh.has("authorization") || (env.AGENT_LIMITS && rh.has("signature-agent"))) return identified(request, method, target, env, ctx);
   const hv = method === "GET" || method === "HEAD" ? (validatorFree(target) ? HV_CLIENT : HV_GET) : HV_ALL;
   const now = Date.now(); // the inventory's schedule and the module's clock alike
   const ready = inventoryTick(env, ctx, now);
@@ -84,7 +86,7 @@ async function post(request, target, env, ctx) {
   const ready = inventoryTick(env, ctx, Date.now()); // the MCP endpoint's tools search: it waits
   if (ready !== null) await ready;
   let agent = "";
-  if (request.headers.has("signature-agent")) {
+  if (env.AGENT_LIMITS && request.headers.has("signature-agent")) {
     const check = agentCheck(request, env, Date.now());
     if (check !== null) agent = await check;
   }
