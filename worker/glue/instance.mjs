@@ -104,12 +104,12 @@ let feedStatusBytes = null;
 
 // feedStatusApply hands the pull's status (api.Server.SetFeedStatus's text) to instance
 // a, and records it for the instances made after.
-export const feedStatusApply = (function (a, bytes) {
+export function feedStatusApply(a, bytes) {
   feedStatusBytes = bytes;
   const p = ensure(a, bytes.length);
   a.u8.set(bytes, p);
   a.ex.feed_status(bytes.length);
-});
+}
 
 // keepInventory records the blob a fresh instance starts from.
 export function keepInventory(bytes) {

@@ -51,7 +51,7 @@ const inventoryTake = (function (env, buf, key, version) {
 // the pointer (scheduled.mjs), to the module when it changed: "takenAt failedAt
 // maxAge\nreason", the text of api.Server.SetFeedStatus. A key without metadata (make
 // publish) clears the report.
-const feedStatus = (function (env, m) {
+function feedStatus(env, m) {
   const maxAge = Number(env.FEED_MAX_AGE_SECONDS) > 0 ? Math.min(Math.floor(Number(env.FEED_MAX_AGE_SECONDS)), 31536000) : 0; // at most a year
   const s = m && typeof m === "object" ? Math.floor(Number(m.takenAt) || 0) + " " + Math.floor(Number(m.failedAt) || 0) + " " + maxAge + "\n" + String(m.error || "") : "";
   if (s === inv.status) return;
@@ -61,7 +61,7 @@ const feedStatus = (function (env, m) {
   } catch (err) {
     drop();
   }
-});
+}
 
 const inventoryRefresh = (async function (env, first) {
   let ptr, buf;
