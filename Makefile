@@ -46,7 +46,7 @@ define wasm-finish
 	rm -f $(1)
 endef
 
-.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-instructions clean fuzz soak allocs publish scale key dev-key-secret goldens
+.PHONY: all deps deps-check build build-go site dev test lint gen-check dry-run deploy bench bench-cold bench-instructions clean fuzz soak allocs publish scale key dev-key-secret goldens
 
 all: build
 
@@ -198,6 +198,11 @@ bench-instructions: dry-run
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null
 	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
 	$(GO) run ./build/bench -instructions 2000 -rounds 0 -cold 0 -memory-requests 0
+
+# The cold start split into its steps (floor, module alone, glue loaded, project), from
+# binary configs, hundreds of starts of each in turn (~3 min: BENCHMARKS.md).
+bench-cold: dry-run
+	$(GO) run ./build/bench -cold-split 300
 
 # The deployable bundle exactly as `wrangler deploy` would upload it.
 dry-run: build

@@ -248,9 +248,9 @@ func coldCases(appConf, wasm string, sh shipped) ([]coldCase, error) {
 	if !strings.Contains(base, `(name = "INVENTORY", kvNamespace = "kv")`) {
 		return nil, fmt.Errorf("cold start: %s does not bind INVENTORY", appConf)
 	}
-	os.WriteFile(filepath.Join(filepath.Dir(appConf), "module-only.mjs"), []byte(`import m from "./`+filepath.Base(wasm)+`";
-export default { fetch() { return new Response(m instanceof WebAssembly.Module ? "compiled" : "?"); } };
-`), 0o644)
+	if _, err := writeModuleOnly(filepath.Dir(appConf), wasm); err != nil {
+		return nil, err
+	}
 	mods := regexp.MustCompile(`(?m)^  modules = \[.*\],$`)
 	wasmMod := regexp.MustCompile(`\(name = "[^"]+", wasm = embed "[^"]+"\)`).FindString(base)
 	if mods.FindString(base) == "" || wasmMod == "" {

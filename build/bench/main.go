@@ -42,6 +42,7 @@ var (
 	churn      = flag.Bool("churn", true, "every request from a new subscriber (a new IPv6 /64), in the load and the memory check (the default: what an adversary or a crowd of agents sends; -churn=false cycles over -clients addresses)")
 	compare    = flag.Int("compare-clients", 0, "instead of the floor: the project with every request from a new subscriber against the project with this many clients (the rate limiter's cost under churn); use with -var RATE_LIMIT_REQUESTS=1000000000 so that neither is limited")
 	colds      = flag.Int("cold", 21, "cold starts of each of the floor, the module alone and the project (median reported; 0: skip)")
+	coldSplitN = flag.Int("cold-split", 0, "instead of the rest: this many cold starts of each of four binary configs in turn (the floor, the module alone, the glue loaded, the project), each a step of the project's start more than the one before (coldsplit.go); hundreds are needed to see a few per cent")
 	vgrind     = flag.Bool("valgrind", true, "also count the instructions of one cold start of each config under valgrind (cachegrind), when valgrind is installed: a figure that does not move with the machine's load")
 	threadsOut = flag.Bool("threads", false, "print workerd's CPU time per thread name, and its page faults and context switches a request, after each wrk run (stderr)")
 	jitNames   = flag.Bool("jit-names", false, "with -instructions: run both workerds with V8's "+jitNamesFlag+" and report the project's JIT code and builtins a request by function name (jitnames.go; diagnosis only)")
@@ -179,6 +180,9 @@ func run() error {
 // measure adds to report what the flags ask for, in this order: the cold starts, the
 // instructions a request, the load table and the memory soak.
 func measure(report *strings.Builder, workerd string, app, floor *server, wasm string, sh shipped, lua string) error {
+	if *coldSplitN > 0 {
+		return coldSplit(report, workerd, filepath.Dir(app.conf), wasm, sh)
+	}
 	if *colds > 0 {
 		if err := coldStarts(report, workerd, app.conf, app.port, wasm, sh); err != nil {
 			return err
