@@ -184,7 +184,7 @@ func measure(report *strings.Builder, workerd string, app, floor *server, wasm s
 		return coldSplit(report, workerd, filepath.Dir(app.conf), wasm, sh)
 	}
 	if *colds > 0 {
-		if err := coldStarts(report, workerd, app.conf, app.port, wasm, sh); err != nil {
+		if err := coldStarts(report, workerd, app.conf, wasm, sh); err != nil {
 			return err
 		}
 	}
