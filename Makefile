@@ -200,7 +200,7 @@ bench-instructions: dry-run
 	$(GO) run ./build/bench -instructions 2000 -rounds 0 -cold 0 -memory-requests 0
 
 # The cold start split into its steps (floor, module alone, glue loaded, project), from
-# binary configs, hundreds of starts of each in turn (~3 min: BENCHMARKS.md).
+# binary configs, 300 starts of each in turn (~1 min; BENCHMARKS.md, "The cold start").
 bench-cold: dry-run
 	$(GO) run ./build/bench -cold-split 300
 
