@@ -8,7 +8,11 @@
 //     the glue's RENEW_MIB, and never below twice the module's initial memory). TinyGo
 //     grows the memory by doubling it, so an instance is renewed at the first of its
 //     initial memory's doublings at or past the threshold, and the fresh instance lives
-//     beside it while it takes over: that size + the initial memory must fit.
+//     beside it while it takes over: that size + the initial memory must fit, and so
+//     must that + the scheduled pull's (a Cron Trigger may run in an isolate that
+//     serves): the instance it builds a feed in (the initial memory + the heap the glue
+//     reserves, HEAP_PER_FEED_BYTE a byte of feed) and the feed's bytes in JS, at
+//     FEED_MAX_BYTES (wrangler.toml, else the glue's MAX_BYTES).
 //
 // It prints one line of the figures when the bundle is within both, else each limit
 // passed and by how much, and exits 1. `make build` runs it:
@@ -22,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -43,9 +48,13 @@ func main() {
 	wasmPath := flag.String("wasm", "build/app.wasm", "the module")
 	gluePath := flag.String("glue", "build/worker.mjs", "the glue (bundled)")
 	instancePath := flag.String("instance", "worker/glue/instance.mjs", "the glue's source that sets RENEW_MIB")
+	scheduledPath := flag.String("scheduled", "worker/glue/scheduled.mjs", "the glue's source that sets MAX_BYTES and HEAP_PER_FEED_BYTE")
 	wranglerPath := flag.String("wrangler", "wrangler.toml", "the Worker's config ([vars] INSTANCE_MEMORY_MIB)")
 	flag.Parse()
 	b, err := readBundle(*wasmPath, *gluePath, *instancePath, *wranglerPath)
+	if err == nil {
+		b.feedMax, b.feedFrom, b.heapPerFeedByte, err = pullMemory(*scheduledPath, *wranglerPath)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "checkmodule:", err)
 		os.Exit(1)
@@ -69,6 +78,9 @@ type bundle struct {
 	data               int // bytes of its data segments
 	renewMiB           int // the glue's renewal threshold before the floor of twice the initial memory
 	renewFrom          string
+	feedMax            int     // the scheduled pull's largest feed, bytes (0: no pull counted)
+	feedFrom           string  // where feedMax comes from
+	heapPerFeedByte    float64 // the heap the glue reserves for the build, a byte of feed
 }
 
 func readBundle(wasmPath, gluePath, instancePath, wranglerPath string) (bundle, error) {
@@ -121,6 +133,39 @@ func renewThreshold(instancePath, wranglerPath string) (int, string, error) {
 	return n, from, nil
 }
 
+// pullMemory returns the scheduled pull's largest feed as the glue takes it
+// (FEED_MAX_BYTES from wrangler.toml's [vars] when it is a positive number, else
+// scheduled.mjs's MAX_BYTES) and the heap the glue reserves for its build a byte of feed
+// (HEAP_PER_FEED_BYTE).
+func pullMemory(scheduledPath, wranglerPath string) (int, string, float64, error) {
+	src, err := os.ReadFile(scheduledPath)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	mb := regexp.MustCompile(`const MAX_BYTES = (\d+)(?: << (\d+))?;`).FindSubmatch(src)
+	hb := regexp.MustCompile(`const HEAP_PER_FEED_BYTE = ([\d.]+);`).FindSubmatch(src)
+	if mb == nil || hb == nil {
+		return 0, "", 0, fmt.Errorf("%s: no MAX_BYTES or HEAP_PER_FEED_BYTE", scheduledPath)
+	}
+	n, _ := strconv.Atoi(string(mb[1]))
+	if len(mb[2]) > 0 {
+		shift, _ := strconv.Atoi(string(mb[2]))
+		n <<= shift
+	}
+	heap, _ := strconv.ParseFloat(string(hb[1]), 64)
+	from := "the glue's MAX_BYTES"
+	toml, err := os.ReadFile(wranglerPath)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	if v, ok := wranglerVar(string(toml), "FEED_MAX_BYTES"); ok {
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && x > 0 && x < 1<<40 {
+			n, from = int(math.Ceil(x)), "FEED_MAX_BYTES"
+		}
+	}
+	return n, from, heap, nil
+}
+
 // wranglerVar returns a var of a wrangler.toml's [vars] (NAME = "value" lines).
 func wranglerVar(toml, name string) (string, bool) {
 	line := regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*=\s*"([^"]*)"`)
@@ -167,9 +212,20 @@ func check(b bundle, plan string) (string, []string) {
 			"with the fresh instance beside the old one while it takes over, %s, %s over the isolate's limit of %s: a smaller catalog (data/), or a lower INSTANCE_MEMORY_MIB",
 			bytesText(b.initial), bytesText(renew), bytesText(threshold), why, bytesText(peak), overText(peak, isolateBytes), bytesText(isolateBytes)))
 	}
+	// The scheduled pull beside the serving instance at its most: the build's instance
+	// (the initial memory and the reserve, grown in whole pages) and the feed in JS.
+	pullInstance := b.initial + (int(math.Ceil(b.heapPerFeedByte*float64(b.feedMax)))+pageBytes-1)/pageBytes*pageBytes
+	withPull := peak + pullInstance + b.feedMax
+	if b.feedMax > 0 && withPull > isolateBytes {
+		problems = append(problems, fmt.Sprintf("isolate memory during the scheduled pull: a feed of up to %s (%s) is built in an instance of %s, which with the feed's bytes in JS and the serving instance at its most (%s) comes to %s, %s over the isolate's limit of %s: a lower FEED_MAX_BYTES (or INSTANCE_MEMORY_MIB)",
+			bytesText(b.feedMax), b.feedFrom, bytesText(pullInstance), bytesText(peak), bytesText(withPull), overText(withPull, isolateBytes), bytesText(isolateBytes)))
+	}
 	summary := fmt.Sprintf("%s + %s: %d bytes gzipped, %.1f%% of the Workers %s plan's %d MiB; memory: initial %.2f MiB (%d bytes of data segments), renewed at %.2f MiB (threshold %.2f MiB, %s), at most %.2f MiB of the isolate's %d MiB",
 		b.wasmName, b.glueName, b.gzipped, 100*float64(b.gzipped)/float64(limit), plan, limit/mib,
 		float64(b.initial)/mib, b.data, float64(renew)/mib, float64(threshold)/mib, why, float64(peak)/mib, isolateBytes/mib)
+	if b.feedMax > 0 {
+		summary += fmt.Sprintf("; the scheduled pull of a feed of up to %.2f MiB (%s): its instance %.2f MiB, %.2f MiB with the feed and the serving instance", float64(b.feedMax)/mib, b.feedFrom, float64(pullInstance)/mib, float64(withPull)/mib)
+	}
 	if plan != "free" && b.gzipped > scriptLimits["free"] {
 		summary += fmt.Sprintf("; the script is over the Free plan's %d MiB: it deploys on the Paid plan only", scriptLimits["free"]/mib)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,15 @@ func TestCheck(t *testing.T) {
 				"with the fresh instance beside the old one while it takes over, 165.00 MiB (173015040 bytes), 38797312 bytes (28.9%) over"}},
 		{"both", func(b bundle) bundle { b.gzipped, b.initial = 5*mib, 50*mib; return b }, "free", []string{"script size:", "isolate memory:"}},
 		{"unknown plan", func(b bundle) bundle { return b }, "pro", []string{`-plan is free or paid, not "pro"`}},
+		{"the pull within", func(b bundle) bundle {
+			b.feedMax, b.feedFrom, b.heapPerFeedByte = 16*mib, "FEED_MAX_BYTES", 2.5
+			return b
+		}, "free", nil},
+		{"the pull over", func(b bundle) bundle {
+			b.feedMax, b.feedFrom, b.heapPerFeedByte = 32*mib, "FEED_MAX_BYTES", 2.5
+			return b
+		}, "free",
+			[]string{"isolate memory during the scheduled pull: a feed of up to 32.00 MiB (33554432 bytes) (FEED_MAX_BYTES) is built in an instance of 83.06 MiB (87097344 bytes), which with the feed's bytes in JS and the serving instance at its most (27.56 MiB (28901376 bytes)) comes to 142.62 MiB (149553152 bytes), 15335424 bytes (11.4%) over the isolate's limit of 128.00 MiB"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,6 +97,45 @@ func TestMemoryOf(t *testing.T) {
 	}
 	if _, _, err := memoryOf([]byte("\x00asm\x01\x00\x00\x00")); err == nil || err.Error() != "no memory section" {
 		t.Errorf("no memory section: %v", err)
+	}
+}
+
+// TestCheckPullSummary: the pull's line of the summary, at the shipped bound.
+func TestCheckPullSummary(t *testing.T) {
+	b := bundle{initial: 48 * pageBytes, renewMiB: 24, renewFrom: "RENEW_MIB", feedMax: 16 * mib, feedFrom: "FEED_MAX_BYTES", heapPerFeedByte: 2.5}
+	summary, problems := check(b, "free")
+	want := "the scheduled pull of a feed of up to 16.00 MiB (FEED_MAX_BYTES): its instance 43.00 MiB, 86.00 MiB with the feed and the serving instance"
+	if len(problems) > 0 || !strings.Contains(summary, want) {
+		t.Errorf("summary %q, problems %q; want %q", summary, problems, want)
+	}
+}
+
+func TestPullMemory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sched := write("scheduled.mjs", "const MAX_BYTES = 16 << 20; // note\nconst HEAP_PER_FEED_BYTE = 2.5;\n")
+	for _, c := range []struct {
+		toml, from string
+		n          int
+	}{
+		{"[vars]\nFEED_MAX_BYTES = \"1000\"\n", "FEED_MAX_BYTES", 1000},
+		{"[vars]\nFEED_MAX_BYTES = \"0\"\n", "the glue's MAX_BYTES", 16 << 20},
+		{"[vars]\nFEED_MAX_BYTES = \"lots\"\n", "the glue's MAX_BYTES", 16 << 20},
+		{"[vars]\nA = \"1\"\n", "the glue's MAX_BYTES", 16 << 20},
+	} {
+		n, from, heap, err := pullMemory(sched, write("wrangler.toml", c.toml))
+		if err != nil || n != c.n || from != c.from || heap != 2.5 {
+			t.Errorf("%q: %d %q %v %v; want %d %q 2.5", c.toml, n, from, heap, err, c.n, c.from)
+		}
+	}
+	if _, _, _, err := pullMemory(write("other.mjs", "const MAX_BYTES = 5;\n"), write("wrangler.toml", "")); err == nil {
+		t.Error("no HEAP_PER_FEED_BYTE: no error")
 	}
 }
 
