@@ -142,7 +142,7 @@ func (v *Verifier) Verify(key string, nowSec int64, k *Key) Result {
 		return Malformed
 	}
 	body := key[len(Prefix):]
-	if !base64URL(body) {
+	if !quotetoken.Base64URL(body) {
 		return Malformed
 	}
 	n, err := enc.Decode(v.raw[:], unsafe.Slice(unsafe.StringData(body), len(body)))
@@ -174,17 +174,6 @@ func (v *Verifier) isRevoked(name []byte) bool {
 		}
 	}
 	return false
-}
-
-// base64URL reports whether s is only characters of the base64url alphabet (the
-// decoder skips '\r' and '\n': a key has one spelling only).
-func base64URL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // decode reads a signed key's limit, expiry and name.

@@ -353,7 +353,7 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 	if len(tok) < 4 || len(tok) > MaxLen || enc.DecodedLen(len(tok)) > cap(k.raw) {
 		return Malformed
 	}
-	if !base64URL(tok) {
+	if !Base64URL(tok) {
 		return Malformed
 	}
 	src := unsafe.Slice(unsafe.StringData(tok), len(tok)) // read only
@@ -380,12 +380,12 @@ func (k *Keyring) Verify(tok string, q *Quote) Result {
 	return OK
 }
 
-// base64URL reports whether tok is only characters of the base64url alphabet:
-// encoding/base64 skips '\r' and '\n', and a token has one spelling only. Inlined:
-// Verify runs it on every token.
+// Base64URL reports whether tok is only characters of the base64url alphabet:
+// encoding/base64 skips '\r' and '\n', and a token (or a partner key, core/apikey) has
+// one spelling only. Inlined: Verify runs it on every token.
 //
 //go:inline
-func base64URL(tok string) bool {
+func Base64URL(tok string) bool {
 	for i := 0; i < len(tok); i++ {
 		if c := tok[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
