@@ -1,15 +1,19 @@
-// The bounded read of an outbound fetch's answer (a key directory, the reservation feed):
-// the Worker never holds more of a body than it will use.
+// The bounded read of a body: an outbound fetch's answer (a key directory, the
+// reservation feed) or a POST's (fetch.mjs): the Worker never holds more of a body
+// than it will use.
 
-// readAtMost returns the answer's body, or null when it is over max bytes: by
-// Content-Length before reading, or as soon as the bytes read pass max. The rest of a
-// refused body is cancelled.
+const EMPTY = new Uint8Array(0);
+
+// readAtMost returns the body of res (a Response or a Request), or null when it is
+// over max bytes: by Content-Length before reading, or as soon as the bytes read pass
+// max. The rest of a refused body is cancelled. A body read in one chunk is returned
+// as it came, without a copy.
 export async function readAtMost(res, max) {
   if (Number(res.headers.get("content-length")) > max) {
     if (res.body) res.body.cancel().catch(() => {});
     return null;
   }
-  if (!res.body) return new Uint8Array(0);
+  if (!res.body) return EMPTY;
   const reader = res.body.getReader();
   const chunks = [];
   let n = 0;
@@ -23,6 +27,7 @@ export async function readAtMost(res, max) {
     }
     chunks.push(value);
   }
+  if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(n);
   let at = 0;
   for (const c of chunks) { out.set(c, at); at += c.byteLength; }

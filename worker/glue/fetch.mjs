@@ -3,6 +3,7 @@
 // background work (rate-limit KV, inventory refresh, renewal) handed to ctx.waitUntil.
 import { AGENT_AT, GET_HEADERS, HEADERS, ID_HEADERS, NO_BODY, call, enc } from "./abi.mjs";
 import { agentCheck } from "./agent.mjs";
+import { readAtMost } from "./body.mjs";
 import { app, current, drop, logLevel, renew, validatorFreePaths } from "./instance.mjs";
 import { inventoryTick, readsInventory } from "./inventory.mjs";
 import { kvRestart, kvSync } from "./ratelimit.mjs";
@@ -163,29 +164,9 @@ const readHeaders = (function (request, hv, agent) {
   return hv;
 });
 
-// readBody reads a POST body, at most MAX_BODY + 1 bytes: a longer body is not read
-// further (nor at all when Content-Length says so), and core answers 413 on its length.
+// readBody reads a POST body: a body over MAX_BODY is not read further (nor at all when
+// Content-Length says so), and core answers 413 on the MAX_BODY + 1 bytes it is given.
 async function readBody(request) {
-  if (Number(request.headers.get("content-length")) > MAX_BODY) return new Uint8Array(MAX_BODY + 1);
-  if (request.body === null) return NO_BODY;
-  const reader = request.body.getReader();
-  const chunks = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    n += value.length;
-    if (n > MAX_BODY) { reader.cancel().catch(() => {}); break; }
-  }
-  if (chunks.length === 1 && n <= MAX_BODY) return chunks[0];
-  const out = new Uint8Array(Math.min(n, MAX_BODY + 1));
-  let p = 0;
-  for (const c of chunks) {
-    const k = Math.min(c.length, out.length - p);
-    out.set(c.subarray(0, k), p);
-    p += k;
-    if (p === out.length) break;
-  }
-  return out;
+  const body = await readAtMost(request, MAX_BODY);
+  return body === null ? new Uint8Array(MAX_BODY + 1) : body;
 }
