@@ -199,8 +199,10 @@ bench-instructions: dry-run
 	@command -v valgrind >/dev/null || apt-get install -y -qq valgrind >/dev/null
 	$(GO) run ./build/bench -instructions 2000 -rounds 0 -cold 0 -memory-requests 0
 
-# The cold start split into its steps (floor, module alone, glue loaded, project), from
-# binary configs, 300 starts of each in turn (~1 min; BENCHMARKS.md, "The cold start").
+# The cold start split into its steps (floor, module alone, glue loaded, instantiated,
+# initialized, configured, first answer, project, and the request path alone as a
+# bound), from binary configs, 300 starts of each in turn (~3 min; BENCHMARKS.md, "The
+# cold start").
 bench-cold: dry-run
 	$(GO) run ./build/bench -cold-split 300
 
