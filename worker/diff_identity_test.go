@@ -85,41 +85,16 @@ func FuzzWasmMatchesNativeIdentity(f *testing.F) {
 // the TinyGo module once warm, as a plain one does (TestWasmAllocs); `make allocs` runs
 // both with a module built with -tags memstats.
 func TestWasmAllocsIdentity(t *testing.T) {
-	vars := append(identityVars(t), abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
-	a := newWasmApp(t, vars, fixedNow)
-	mallocs := a.mod.ExportedFunction("mallocs")
-	if mallocs == nil {
-		t.Skip("the module has no mallocs export: build it with -tags memstats (make allocs)")
-	}
-	count := func() uint64 {
-		r, err := mallocs.Call(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r[0]
-	}
+	a := newAllocsApp(t, identityVars(t))
 	for _, c := range []struct{ name, auth, agent, policy string }{
 		{"neither", "", "", `"default"`},
 		{"partner key", "Bearer ck_AQGAgICACABiZW5jaCF07OSo7h40h6viLjtklkU", "", `"partner"`}, // make key NAME=bench LIMIT=2147483648
 		{"signed agent", "", "https://agent.example", `"agent"`},
 	} {
 		req := identityRequest("/api/agent/depots", c.auth, c.agent)
-		for i := 0; i < 20; i++ {
-			a.do(t, &req)
-		}
-		const n = 500
-		before := count()
-		var d abi.DecodedResponse
-		for i := 0; i < n; i++ {
-			d, _ = abi.DecodeResponse(a.do(t, &req))
-		}
-		got := count() - before
-		t.Logf("%-14s %d: %d mallocs in %d requests", c.name, d.Status, got, n)
+		d := a.noAllocs(t, c.name, &req)
 		if d.Status != 200 || !strings.HasPrefix(d.Header("ratelimit-policy"), c.policy) {
 			t.Errorf("%s: %d %q", c.name, d.Status, d.Header("ratelimit-policy"))
-		}
-		if got != 0 {
-			t.Errorf("%s: %d heap allocations in %d requests, want 0", c.name, got, n)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/campervan/agent-api/core/abi"
+	wapi "github.com/tetratelabs/wazero/api"
 )
 
 // benchWasm measures one request through the TinyGo module under wazero, the ABI
@@ -90,20 +91,7 @@ func BenchmarkWasmCalendarDoneWhen(b *testing.B) {
 // It needs a module built with -tags memstats (it exports mallocs): `make allocs`;
 // with the shipped module it is skipped.
 func TestWasmAllocs(t *testing.T) {
-	vars := append(wranglerVars(t), abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"})
-	a := newWasmApp(t, vars, fixedNow)
-	mallocs := a.mod.ExportedFunction("mallocs")
-	if mallocs == nil {
-		t.Skip("the module has no mallocs export: build it with -tags memstats (make allocs)")
-	}
-	ctx := context.Background()
-	count := func() uint64 {
-		r, err := mallocs.Call(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r[0]
-	}
+	a := newAllocsApp(t, wranglerVars(t))
 	for _, c := range allocCases {
 		target := c.target
 		if c.name == "check (verify)" { // the id of the quote above, issued by this instance
@@ -121,25 +109,57 @@ func TestWasmAllocs(t *testing.T) {
 			target = l[1:strings.IndexByte(l, '>')]
 		}
 		req := abi.Request{Method: "GET", Target: target, Headers: []abi.Header{{Name: "cf-connecting-ip", Value: "198.18.0.1"}}}
-		for i := 0; i < 20; i++ { // warm up: buffers grow to their size
-			a.do(t, &req)
-		}
-		const n = 500
-		before := count()
-		var status int
-		for i := 0; i < n; i++ {
-			d, _ := abi.DecodeResponse(a.do(t, &req))
-			status = d.Status
-		}
-		got := count() - before
-		t.Logf("%-14s %d: %d mallocs in %d requests", c.name, status, got, n)
-		if status != c.status {
-			t.Errorf("%s: status %d, want %d", c.name, status, c.status)
-		}
-		if got != 0 {
-			t.Errorf("%s: %d heap allocations in %d requests, want 0", c.name, got, n)
+		d := a.noAllocs(t, c.name, &req)
+		if d.Status != c.status {
+			t.Errorf("%s: status %d, want %d", c.name, d.Status, c.status)
 		}
 	}
+}
+
+// allocsApp is a module instance with its heap allocation count (the mallocs export of a
+// -tags memstats build).
+type allocsApp struct {
+	*wasmApp
+	mallocs wapi.Function
+}
+
+// newAllocsApp makes an instance with vars and a rate limit no test reaches; the test
+// is skipped when the module has no mallocs export (the shipped one: make allocs
+// builds it with -tags memstats).
+func newAllocsApp(t *testing.T, vars []abi.Header) allocsApp {
+	a := newWasmApp(t, append(vars, abi.Header{Name: "RATE_LIMIT_REQUESTS", Value: "1000000000"}), fixedNow)
+	mallocs := a.mod.ExportedFunction("mallocs")
+	if mallocs == nil {
+		t.Skip("the module has no mallocs export: build it with -tags memstats (make allocs)")
+	}
+	return allocsApp{a, mallocs}
+}
+
+// noAllocs sends req 20 times, so that the module's buffers grow to their size, then
+// 500 times, and fails the test when those 500 allocated; it returns the last answer.
+func (a allocsApp) noAllocs(t *testing.T, name string, req *abi.Request) abi.DecodedResponse {
+	count := func() uint64 {
+		r, err := a.mallocs.Call(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r[0]
+	}
+	for i := 0; i < 20; i++ {
+		a.do(t, req)
+	}
+	const n = 500
+	before := count()
+	var d abi.DecodedResponse
+	for i := 0; i < n; i++ {
+		d, _ = abi.DecodeResponse(a.do(t, req))
+	}
+	got := count() - before
+	t.Logf("%-14s %d: %d mallocs in %d requests", name, d.Status, got, n)
+	if got != 0 {
+		t.Errorf("%s: %d heap allocations in %d requests, want 0", name, got, n)
+	}
+	return d
 }
 
 var allocCases = []struct {
